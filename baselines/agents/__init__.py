@@ -1,0 +1,45 @@
+"""Scripted agents and the registry that builds them by name.
+
+>>> import numpy as np
+>>> agent = make_agent("random", "qwirkle_v0", np.random.default_rng(0))
+>>> agent.name
+'random'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+from tabletop_rl.envs.errors import ConfigError
+
+from .base import Agent, RandomAgent
+
+# (environment name, agent name) -> "module:Class" relative to this package. Every class is
+# built as Class(rng, **kwargs). "random" is generic and needs no entry.
+_AGENTS: dict[tuple[str, str], str] = {
+    ("qwirkle_v0", "greedy"): "qwirkle:QwirkleGreedyAgent",
+}
+
+
+def agent_names(env_name: str) -> list[str]:
+    """Names of the scripted agents available for ``env_name``."""
+    return ["random"] + sorted(name for (env, name) in _AGENTS if env == env_name)
+
+
+def make_agent(name: str, env_name: str, rng: np.random.Generator, **kwargs: Any) -> Agent:
+    """Build scripted agent ``name`` for environment ``env_name``."""
+    if name == "random":
+        return RandomAgent(rng)
+    key = (env_name, name)
+    if key not in _AGENTS:
+        raise ConfigError(
+            f"no agent {name!r} for {env_name}; available: {', '.join(agent_names(env_name))}"
+        )
+    module_name, cls_name = _AGENTS[key].split(":")
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    return getattr(module, cls_name)(rng, **kwargs)
+
+
+__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent"]

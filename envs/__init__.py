@@ -1,0 +1,41 @@
+"""tabletop-rl environments: PettingZoo AEC environments for Qwirkle, Qwirkle Cards and Liniell.
+
+Use :func:`make` with a name from :func:`available_envs`, or import an environment module
+PettingZoo-style::
+
+    from tabletop_rl.envs import qwirkle_v0
+    env = qwirkle_v0.env(num_players=2)
+
+Environment modules are imported lazily, so importing this package is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .errors import (
+    ConfigError,
+    IllegalActionError,
+    IllegalMoveError,
+    NotationError,
+    TabletopError,
+)
+from .registry import available_envs, env_module, make
+
+__all__ = [
+    "ConfigError",
+    "IllegalActionError",
+    "IllegalMoveError",
+    "NotationError",
+    "TabletopError",
+    "available_envs",
+    "env_module",
+    "make",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in available_envs():
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

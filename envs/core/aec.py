@@ -1,0 +1,267 @@
+"""The PettingZoo AEC base class shared by the suite's environments.
+
+A game plugs into :class:`TabletopAECEnv` by implementing a handful of hooks over its pure
+rules engine (``_new_state``, ``_current_player``, ``_legal_mask``, ``_apply``,
+``_observe_into``, ``_winners``, ``_explain_illegal``); this class does the PettingZoo
+bookkeeping (agents, rewards, cumulative rewards, terminations, dead steps), the reward
+modes, seeding, observation buffers and rendering dispatch. Rendering modules are imported
+lazily by the subclasses, so a headless training run never loads Pillow.
+
+Rewards
+-------
+``reward="win"``: at the end of a game, +1 to every winner and -1 to every other player;
+if *all* players tie, everyone gets 0. A shared win between some (not all) players gives
++1 to each of them and -1 to the rest. A truncated game gives 0 to everyone.
+``reward="score"``: the points each player scores, as they are scored (the game defines
+what a point is).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..errors import ConfigError, IllegalActionError
+from .game_info import GameInfo
+from .observation import ObservationLayout
+
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+@dataclass
+class StepResult:
+    """What applying one action did, reported by a game's ``_apply`` hook."""
+
+    points: dict[int, float] = field(default_factory=dict)
+    """Points scored by each player index during this action (``reward="score"``)."""
+    game_over: bool = False
+    truncated: bool = False
+
+
+class TabletopAECEnv(AECEnv):
+    """Base class of the suite's AEC environments (see the module docstring)."""
+
+    info: ClassVar[GameInfo]
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self, num_players: int = 2, render_mode: str | None = None, reward: str = "win"
+    ) -> None:
+        super().__init__()
+        info = self.info
+        if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
+            raise ConfigError(f"num_players must be an int, got {type(num_players).__name__}")
+        if not info.min_players <= num_players <= info.max_players:
+            raise ConfigError(
+                f"num_players={num_players} is not allowed for {info.name}; "
+                f"allowed: {info.min_players} to {info.max_players}"
+            )
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(
+                f"render_mode={render_mode!r} is not supported; allowed: None, "
+                + ", ".join(repr(m) for m in RENDER_MODES)
+            )
+        if reward not in info.reward_modes:
+            raise ConfigError(
+                f"reward={reward!r} is not supported; allowed: "
+                + ", ".join(repr(m) for m in info.reward_modes)
+            )
+        self.num_players = int(num_players)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.layout: ObservationLayout = self._build_layout()
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": self.layout.space(),
+                "action_mask": spaces.Box(0, 1, shape=(info.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self._mask: np.ndarray | None = None
+        self.state: Any = None
+        self.agents: list[str] = []
+
+    # ------------------------------------------------------------------ hooks
+    @abstractmethod
+    def _build_layout(self) -> ObservationLayout:
+        """The observation layout (may depend on constructor options)."""
+
+    @abstractmethod
+    def _new_state(self, rng: np.random.Generator) -> Any:
+        """A fresh game state; all randomness comes from ``rng``."""
+
+    @abstractmethod
+    def _current_player(self) -> int:
+        """Index of the player to act in ``self.state``."""
+
+    @abstractmethod
+    def _legal_mask(self) -> np.ndarray:
+        """int8 mask of the legal actions of the player to act."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> StepResult:
+        """Apply a legal action to ``self.state``."""
+
+    @abstractmethod
+    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
+        """Fill the named views of a zeroed observation for ``player``."""
+
+    @abstractmethod
+    def _winners(self) -> list[int]:
+        """Indices of the winners of the finished game (all players on a full tie)."""
+
+    @abstractmethod
+    def _explain_illegal(self, action: int) -> str:
+        """Why ``action`` is illegal now (it has mask entry 0)."""
+
+    def describe_action(self, action: int) -> str:
+        """A readable name for ``action``."""
+        return str(action)
+
+    def _player_info(self, player: int) -> dict[str, Any]:
+        """Extra entries for ``infos[agent]`` after each step."""
+        return {}
+
+    def public_view(self, agent: str) -> Any:
+        """What ``agent`` may see of the state, for scripted agents; no hidden information."""
+        raise NotImplementedError(f"{type(self).__name__} has no public view")
+
+    def resample_hidden(self, agent: str, rng: np.random.Generator) -> None:
+        """Redeal everything ``agent`` cannot see, consistently with what it can see.
+
+        Used by tests (an observation must not change) and by search agents' determinisation.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot resample hidden information")
+
+    def _render_ansi(self, viewer: int) -> str:
+        raise NotImplementedError
+
+    def _render_rgb(self) -> np.ndarray:
+        raise NotImplementedError
+
+    # --------------------------------------------------------------- PettingZoo
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.state = self._new_state(self._rng)
+        self._mask = None
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: self._player_info(i) for i, a in enumerate(self.agents)}
+        self.agent_selection = self.possible_agents[self._current_player()]
+
+    def action_mask(self) -> np.ndarray:
+        """The mask of the agent to act (cached until the state changes)."""
+        if self._mask is None:
+            self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
+        return self._mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self._agent_index[agent]
+        obs = self.layout.zeros()
+        self._observe_into(player, self.layout.views(obs))
+        game_running = not (self.terminations.get(agent) or self.truncations.get(agent))
+        if agent == self.agent_selection and game_running:
+            mask = self.action_mask().copy()
+        else:
+            mask = np.zeros(self.info.num_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise IllegalActionError(
+                f"{agent}: action must be an int in [0, {self.info.num_actions}), got {action!r}"
+            )
+        action = int(action)
+        if not 0 <= action < self.info.num_actions:
+            raise IllegalActionError(
+                f"{agent}: action {action} is out of range; allowed: 0 to {self.info.num_actions - 1}"
+            )
+        if not self.action_mask()[action]:
+            raise IllegalActionError(
+                f"{agent}: action {action} ({self.describe_action(action)}) is illegal: "
+                f"{self._explain_illegal(action)}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        result = self._apply(action)
+        self._mask = None
+        self.rewards = {a: 0.0 for a in self.agents}
+        if self.reward_mode == "score":
+            for p, pts in result.points.items():
+                self.rewards[self.possible_agents[p]] += float(pts)
+        if result.game_over:
+            if self.reward_mode == "win":
+                for a, r in self._win_rewards().items():
+                    self.rewards[a] += r
+            self.terminations = {a: True for a in self.agents}
+        elif result.truncated:
+            self.truncations = {a: True for a in self.agents}
+        self.infos = {a: self._player_info(i) for i, a in enumerate(self.possible_agents)}
+        self._accumulate_rewards()
+        if not (result.game_over or result.truncated):
+            self.agent_selection = self.possible_agents[self._current_player()]
+        if self.render_mode == "human":
+            self.render()
+
+    def _win_rewards(self) -> dict[str, float]:
+        winners = set(self._winners())
+        if len(winners) == self.num_players:
+            return {a: 0.0 for a in self.possible_agents}
+        return {a: (1.0 if i in winners else -1.0) for i, a in enumerate(self.possible_agents)}
+
+    def winners(self) -> list[str]:
+        """Agents who won the finished game (several on a shared win)."""
+        return [self.possible_agents[i] for i in self._winners()]
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; nothing to render")
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        viewer = self._agent_index.get(self.agent_selection, 0)
+        if self.render_mode == "ansi":
+            return self._render_ansi(viewer)
+        if self.render_mode == "human":
+            print(self._render_ansi(viewer))
+            return None
+        return self._render_rgb()
+
+    def close(self) -> None:
+        pass
+
+
+def wrap(raw: TabletopAECEnv) -> AECEnv:
+    """PettingZoo classic's standard wrappers: illegal action ends the game with -1."""
+    env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

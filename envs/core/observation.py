@@ -1,0 +1,113 @@
+"""Named observation layouts: one flat float32 vector made of named fields.
+
+Every environment's observation is a flat ``float32`` vector so that it fits a single
+``gymnasium.spaces.Box``; a :class:`ObservationLayout` names its parts. Board planes are
+fields with ``spatial=True`` and shape ``(planes, height, width)``, so a network can
+reshape them for a convolution without magic numbers.
+
+>>> layout = ObservationLayout((
+...     Field("board", (2, 3, 3), "occupancy planes", spatial=True),
+...     Field("score", (2,), "scores, own first", high=500.0),
+... ))
+>>> layout.size
+20
+>>> buf = layout.zeros()
+>>> views = layout.views(buf)
+>>> views["score"][:] = (12, 7)
+>>> layout.decode(buf)["score"].tolist()
+[12.0, 7.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+from gymnasium import spaces
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named part of an observation vector."""
+
+    name: str
+    shape: tuple[int, ...]
+    description: str
+    low: float = 0.0
+    high: float = 1.0
+    spatial: bool = False
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+
+class ObservationLayout:
+    """An ordered set of :class:`Field` s laid end to end in one flat vector."""
+
+    def __init__(self, fields: tuple[Field, ...]) -> None:
+        names = [f.name for f in fields]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate field names in observation layout: {names}")
+        self.fields = tuple(fields)
+        self._slices: dict[str, slice] = {}
+        offset = 0
+        for f in self.fields:
+            self._slices[f.name] = slice(offset, offset + f.size)
+            offset += f.size
+        self.size = offset
+
+    def __iter__(self) -> Iterator[Field]:
+        return iter(self.fields)
+
+    def __getitem__(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"no field {name!r}; fields: {[f.name for f in self.fields]}")
+
+    def slice(self, name: str) -> slice:
+        """The slice of the flat vector that holds field ``name``."""
+        return self._slices[name]
+
+    def zeros(self) -> np.ndarray:
+        """A new all-zero observation vector."""
+        return np.zeros(self.size, dtype=np.float32)
+
+    def views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Writable views of ``obs`` (flat, or batched with a leading axis), one per field."""
+        obs = np.asarray(obs)
+        lead = obs.shape[:-1]
+        if obs.shape[-1] != self.size:
+            raise ValueError(
+                f"observation has {obs.shape[-1]} entries, the layout expects {self.size}"
+            )
+        return {
+            f.name: obs[..., self._slices[f.name]].reshape(*lead, *f.shape) for f in self.fields
+        }
+
+    def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of an observation vector (or a batch of them)."""
+        return self.views(obs)
+
+    def space(self) -> spaces.Box:
+        """The Box space of the flat vector, with per-entry bounds from the fields."""
+        low = np.concatenate([np.full(f.size, f.low, dtype=np.float32) for f in self.fields])
+        high = np.concatenate([np.full(f.size, f.high, dtype=np.float32) for f in self.fields])
+        return spaces.Box(low=low, high=high, dtype=np.float32)
+
+    def spatial_fields(self) -> list[Field]:
+        return [f for f in self.fields if f.spatial]
+
+    def markdown_table(self) -> str:
+        """The table that each environment's module docstring must contain verbatim."""
+        rows = ["| field | shape | offset | values | meaning |", "|---|---|---|---|---|"]
+        for f in self.fields:
+            s = self._slices[f.name]
+            shape = "(" + ", ".join(str(d) for d in f.shape) + ("," if len(f.shape) == 1 else "")
+            rows.append(
+                f"| `{f.name}` | {shape}) | {s.start} | [{f.low:g}, {f.high:g}] | {f.description} |"
+            )
+        return "\n".join(rows)

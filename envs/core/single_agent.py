@@ -1,0 +1,137 @@
+"""A Gymnasium single-agent view of any of the suite's AEC environments.
+
+The learner plays one seat; the other seats are played by opponent policies. An opponent
+is either a callable ``policy(observation, action_mask) -> action`` or an agent object with
+an ``act(observation_dict, view)`` method (the baselines' :class:`Agent` protocol).
+
+The wrapper exposes ``action_masks()`` (SB3-contrib MaskablePPO's convention) and also puts
+the mask in ``info["action_mask"]``. The reward of a step is everything the learner received
+since its previous action, including rewards delivered during the opponents' moves and at
+the end of the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..errors import ConfigError, IllegalActionError
+from .aec import TabletopAECEnv
+
+Policy = Callable[[np.ndarray, np.ndarray], int]
+
+
+def random_policy(rng: np.random.Generator) -> Policy:
+    """A policy that picks uniformly among legal actions with ``rng``."""
+
+    def policy(observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(rng.choice(np.flatnonzero(action_mask)))
+
+    return policy
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """Play seat ``learner_seat`` of ``aec_env`` against ``opponents`` (one per other seat).
+
+    ``learner_seat=None`` draws the learner's seat at random at each reset (from the reset's
+    seed), so a policy sees every seat. Opponents default to uniform random play.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        aec_env: TabletopAECEnv,
+        opponents: Sequence[Any] | None = None,
+        learner_seat: int | None = 0,
+    ) -> None:
+        super().__init__()
+        if not isinstance(aec_env, TabletopAECEnv):
+            raise ConfigError(
+                "SingleAgentEnv needs a raw tabletop-rl environment (make(name, raw=True)), "
+                f"got {type(aec_env).__name__}"
+            )
+        self.env = aec_env
+        n = aec_env.num_players
+        if learner_seat is not None and not 0 <= learner_seat < n:
+            raise ConfigError(f"learner_seat={learner_seat} is not a seat; allowed: 0 to {n - 1}")
+        if opponents is not None and len(opponents) != n - 1:
+            raise ConfigError(f"{n}-player game needs {n - 1} opponents, got {len(opponents)}")
+        self._given_opponents = list(opponents) if opponents is not None else None
+        self._fixed_seat = learner_seat
+        self.learner_seat = learner_seat if learner_seat is not None else 0
+        self.render_mode = aec_env.render_mode
+        agent0 = aec_env.possible_agents[0]
+        self.observation_space = aec_env.observation_space(agent0)["observation"]
+        self.action_space = aec_env.action_space(agent0)
+        self._opponents: list[Any] = []
+        self._last_mask = np.zeros(self.action_space.n, dtype=np.int8)
+
+    @property
+    def learner(self) -> str:
+        return self.env.possible_agents[self.learner_seat]
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (MaskablePPO convention)."""
+        return self._last_mask.astype(bool)
+
+    def _opponent_action(self, policy: Any, agent: str) -> int:
+        obs = self.env.observe(agent)
+        if hasattr(policy, "act"):
+            return int(policy.act(obs, self.env.public_view(agent)))
+        return int(policy(obs["observation"], obs["action_mask"]))
+
+    def _advance(self) -> float:
+        """Let opponents move until it is the learner's turn or the game is over."""
+        env = self.env
+        while env.agents and env.agent_selection != self.learner:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            policy = self._opponents[seat if seat < self.learner_seat else seat - 1]
+            env.step(self._opponent_action(policy, agent))
+        return float(env._cumulative_rewards.get(self.learner, 0.0))
+
+    def _observation(self) -> tuple[np.ndarray, dict[str, Any]]:
+        obs = self.env.observe(self.learner)
+        self._last_mask = obs["action_mask"]
+        info = dict(self.env.infos.get(self.learner, {}))
+        info["action_mask"] = obs["action_mask"]
+        return obs["observation"], info
+
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self._fixed_seat is None:
+            self.learner_seat = int(rng.integers(self.env.num_players))
+        if self._given_opponents is None:
+            self._opponents = [random_policy(rng) for _ in range(self.env.num_players - 1)]
+        else:
+            self._opponents = self._given_opponents
+        self.env.reset(seed=int(rng.integers(2**31)))
+        self._advance()
+        return self._observation()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        env = self.env
+        if env.agent_selection != self.learner or not env.agents:
+            raise IllegalActionError("step() called after the episode ended; call reset()")
+        env.step(int(action))
+        reward = self._advance()
+        learner = self.learner
+        terminated = bool(env.terminations.get(learner, True))
+        truncated = bool(env.truncations.get(learner, False))
+        obs, info = self._observation()
+        if terminated or truncated:
+            self._last_mask = np.zeros_like(self._last_mask)
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> Any:
+        return self.env.render()

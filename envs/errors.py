@@ -1,0 +1,28 @@
+"""Exception classes shared by every game of the suite.
+
+Every error is a :class:`ValueError` subclass (except :class:`TabletopError` itself),
+so callers that only know the standard library can still catch them, and every
+message says what was wrong and what is allowed.
+"""
+
+from __future__ import annotations
+
+
+class TabletopError(Exception):
+    """Base class of all errors raised by tabletop-rl."""
+
+
+class IllegalMoveError(TabletopError, ValueError):
+    """A move breaks a rule of the game; the message names the broken rule."""
+
+
+class IllegalActionError(TabletopError, ValueError):
+    """An environment action is not legal now (its action-mask entry is 0)."""
+
+
+class NotationError(TabletopError, ValueError):
+    """Text in one of the games' notations could not be parsed."""
+
+
+class ConfigError(TabletopError, ValueError):
+    """An option or configuration value is unknown or has the wrong type."""

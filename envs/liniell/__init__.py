@@ -1,0 +1,1 @@
+"""Rules engine placeholder package for liniell (filled by its issue)."""

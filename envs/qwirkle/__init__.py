@@ -1,0 +1,1 @@
+"""Rules engine placeholder package for qwirkle (filled by its issue)."""

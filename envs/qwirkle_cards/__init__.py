@@ -1,0 +1,1 @@
+"""Rules engine placeholder package for qwirkle_cards (filled by its issue)."""

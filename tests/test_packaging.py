@@ -1,0 +1,54 @@
+"""The installed layout: tabletop_rl.envs / tabletop_rl.baselines, no torch in the envs."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_package_directory_is_installed() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = set()
+    for top, name in (("envs", "tabletop_rl.envs"), ("baselines", "tabletop_rl.baselines")):
+        for init in (ROOT / top).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / top).parts
+            found.add(".".join((name, *rel)))
+    assert found == listed
+
+
+def test_envs_import_without_torch() -> None:
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from tabletop_rl.envs import make, available_envs\n"
+        "for name in available_envs():\n"
+        "    env = make(name); env.reset(seed=0); env.observe(env.agent_selection)\n"
+        "assert 'PIL' not in sys.modules, 'rendering was imported eagerly'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _modules(package: str) -> list[str]:
+    pkg = importlib.import_module(package)
+    return [package] + [m.name for m in pkgutil.walk_packages(pkg.__path__, prefix=package + ".")]
+
+
+@pytest.mark.parametrize(
+    "module_name", _modules("tabletop_rl.envs") + _modules("tabletop_rl.baselines")
+)
+def test_doctests(module_name: str) -> None:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:  # optional extras (torch) missing
+        pytest.skip(f"{module_name} needs an optional dependency: {exc}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0

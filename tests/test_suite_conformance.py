@@ -1,0 +1,128 @@
+"""Checks every registered environment passes, whatever the game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from pettingzoo.test import render_test, seed_test
+from tabletop_rl.envs import IllegalActionError, available_envs, env_module, make
+from tabletop_rl.envs.core import SingleAgentEnv
+from tabletop_rl.envs.core.conformance import check_env
+from tabletop_rl.envs.core.docs import spec_table
+
+ENVS = available_envs()
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_conformance(name: str) -> None:
+    check_env(lambda: make(name, raw=True), games=3)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_docstring_is_true_to_the_spaces(name: str) -> None:
+    module = env_module(name)
+    env = module.raw_env()
+    doc = module.__doc__ or ""
+    assert spec_table(env, f"from tabletop_rl.envs import {name}") in doc
+    assert env.layout.markdown_table() in doc
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_pettingzoo_seed_and_render(name: str) -> None:
+    module = env_module(name)
+    seed_test(module.env, num_cycles=50)
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode))
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_rgb_render_is_a_picture(name: str) -> None:
+    env = make(name, render_mode="rgb_array")
+    env.reset(seed=1)
+    for _ in range(6):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    picture = env.render()
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    assert picture.shape[0] >= 64 and picture.shape[1] >= 64
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 3
+
+
+@pytest.mark.parametrize("name", ENVS)
+@pytest.mark.parametrize("seat", [0, 1, None])
+def test_single_agent_wrapper_passes_gymnasium_check(name: str, seat: int | None) -> None:
+    env = SingleAgentEnv(make(name, raw=True), learner_seat=seat)
+    gym_check_env(env, skip_render_check=True)
+    obs, info = env.reset(seed=3)
+    assert env.action_masks().any()
+    done = False
+    total = 0.0
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        total += reward
+        done = terminated or truncated
+    assert total in (-1.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_raw_env_rejects_illegal_action_with_reason(name: str) -> None:
+    env = make(name, raw=True)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match=f"action {bad} .* is illegal: .+"):
+        env.step(bad)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(env.info.num_actions)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_wrapped_env_ends_game_on_illegal_action(name: str) -> None:
+    env = make(name)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    mask = env.observe(offender)["action_mask"]
+    with pytest.warns(UserWarning, match="[Ii]llegal move"):
+        env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1
+    assert all(r == 0 for a, r in env.rewards.items() if a != offender)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_win_rewards_are_plus_minus_one(name: str) -> None:
+    for seed in range(5):
+        env = make(name, raw=True, num_players=3)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        while env.agents:
+            agent = env.agent_selection
+            totals[agent] += env._cumulative_rewards[agent]
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+        values = sorted(totals.values())
+        assert set(values) <= {-1.0, 0.0, 1.0}
+        assert values == [0.0] * 3 or (values[0] == -1.0 and values[-1] == 1.0)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_bad_options_are_clear_errors(name: str) -> None:
+    with pytest.raises(ValueError, match="num_players=9 .* allowed: 2 to 4"):
+        make(name, num_players=9)
+    with pytest.raises(ValueError, match="reward='points' .* allowed"):
+        make(name, reward="points")
+    with pytest.raises(ValueError, match="render_mode='window' .* allowed"):
+        make(name, render_mode="window")
+
+
+def test_unknown_env_name_lists_the_available_ones() -> None:
+    with pytest.raises(
+        ValueError, match="unknown environment 'qwirkle_v9'; available environments:"
+    ):
+        make("qwirkle_v9")

@@ -61,7 +61,7 @@ def test_single_agent_wrapper_passes_gymnasium_check(name: str, seat: int | None
     total = 0.0
     while not done:
         legal = np.flatnonzero(env.action_masks())
-        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        _obs, reward, terminated, truncated, _info = env.step(int(legal[0]))
         total += reward
         done = terminated or truncated
     assert total in (-1.0, 0.0, 1.0)

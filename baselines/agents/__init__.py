@@ -25,7 +25,7 @@ _AGENTS: dict[tuple[str, str], str] = {
 
 def agent_names(env_name: str) -> list[str]:
     """Names of the scripted agents available for ``env_name``."""
-    return ["random"] + sorted(name for (env, name) in _AGENTS if env == env_name)
+    return ["random", *sorted(name for env, name in _AGENTS if env == env_name)]
 
 
 def make_agent(name: str, env_name: str, rng: np.random.Generator, **kwargs: Any) -> Agent:

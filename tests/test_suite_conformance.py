@@ -55,7 +55,7 @@ def test_rgb_render_is_a_picture(name: str) -> None:
 def test_single_agent_wrapper_passes_gymnasium_check(name: str, seat: int | None) -> None:
     env = SingleAgentEnv(make(name, raw=True), learner_seat=seat)
     gym_check_env(env, skip_render_check=True)
-    obs, info = env.reset(seed=3)
+    env.reset(seed=3)
     assert env.action_masks().any()
     done = False
     total = 0.0

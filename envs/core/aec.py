@@ -201,8 +201,9 @@ class TabletopAECEnv(AECEnv):
             )
         action = int(action)
         if not 0 <= action < self.info.num_actions:
+            last = self.info.num_actions - 1
             raise IllegalActionError(
-                f"{agent}: action {action} is out of range; allowed: 0 to {self.info.num_actions - 1}"
+                f"{agent}: action {action} is out of range; allowed: 0 to {last}"
             )
         if not self.action_mask()[action]:
             raise IllegalActionError(

@@ -18,6 +18,7 @@ what a point is).
 
 from __future__ import annotations
 
+import copy
 from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -146,6 +147,18 @@ class TabletopAECEnv(AECEnv):
         Used by tests (an observation must not change) and by search agents' determinisation.
         """
         raise NotImplementedError(f"{type(self).__name__} cannot resample hidden information")
+
+    def determinize(self, agent: str, rng: np.random.Generator) -> TabletopAECEnv:
+        """A copy of this environment whose hidden information is redrawn for ``agent``.
+
+        What ``agent`` cannot see (other hands, bag or stack order) is resampled consistently
+        with what it can see, so a search agent can plan on the copy without peeking.
+        """
+        clone = copy.deepcopy(self)
+        clone.render_mode = None
+        clone.resample_hidden(agent, rng)
+        clone._mask = None
+        return clone
 
     def _render_ansi(self, viewer: int) -> str:
         raise NotImplementedError

@@ -126,3 +126,13 @@ def test_unknown_env_name_lists_the_available_ones() -> None:
         ValueError, match="unknown environment 'qwirkle_v9'; available environments:"
     ):
         make("qwirkle_v9")
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_action_layout_covers_the_action_space(name: str) -> None:
+    env = make(name, raw=True)
+    layout = env.action_layout()
+    assert layout.size == env.info.num_actions
+    obs_spatial = {f.shape[1:] for f in env.layout.spatial_fields()}
+    for group in layout.spatial_fields():
+        assert group.shape[1:] in obs_spatial, "spatial actions must share the board window"

@@ -30,7 +30,7 @@ from pettingzoo.utils import wrappers
 
 from ..errors import ConfigError, IllegalActionError
 from .game_info import GameInfo
-from .observation import ObservationLayout
+from .observation import Field, ObservationLayout
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -128,6 +128,18 @@ class TabletopAECEnv(AECEnv):
     @abstractmethod
     def _explain_illegal(self, action: int) -> str:
         """Why ``action`` is illegal now (it has mask entry 0)."""
+
+    def action_layout(self) -> ObservationLayout:
+        """How the flat action index splits into named groups.
+
+        Groups with ``spatial=True`` have shape ``(channels, height, width)`` over the same
+        board window as the observation's spatial planes, so a network can score them with a
+        per-cell convolutional head. The groups' sizes add up to ``info.num_actions``; a game
+        without board-indexed actions keeps this default of one flat group.
+        """
+        return ObservationLayout(
+            (Field("action", (self.info.num_actions,), "every action", high=1.0),)
+        )
 
     def describe_action(self, action: int) -> str:
         """A readable name for ``action``."""

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from pettingzoo.test import render_test, seed_test
+
 from tabletop_rl.envs import IllegalActionError, available_envs, env_module, make
 from tabletop_rl.envs.core import SingleAgentEnv
 from tabletop_rl.envs.core.conformance import check_env

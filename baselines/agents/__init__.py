@@ -12,6 +12,7 @@ import importlib
 from typing import Any
 
 import numpy as np
+
 from tabletop_rl.envs.errors import ConfigError
 
 from .base import Agent, RandomAgent

@@ -1,0 +1,121 @@
+"""Environment throughput: masked random play through ``env()``, side by side with PettingZoo.
+
+Every environment is stepped the way a learner sees it: after each step the acting agent's
+observation and action mask are built, and a uniformly random legal action is taken. The
+figures are agent-steps per second and full games per second; the suite's environments are
+reported as ratios to ``connect_four_v3`` measured in the same run, so the ratio does not
+depend on the machine.
+
+    python benchmarks/bench_envs.py                 # all registered envs, 10 s each
+    python benchmarks/bench_envs.py --seconds 3 --envs liniell_v0 --check
+
+``--check`` exits with status 1 when an environment misses its target ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.envs import available_envs, make
+
+# Target: agent-steps per second as a multiple of connect_four_v3's in the same run.
+TARGETS = {"qwirkle_v0": 1.0, "liniell_v0": 2.0, "qwirkle_cards_v0": 0.5}
+REFERENCE = "connect_four_v3"
+
+
+def pettingzoo_factory(name: str) -> Callable[[], Any]:
+    if name == "connect_four_v3":
+        from pettingzoo.classic import connect_four_v3
+
+        return connect_four_v3.env
+    if name == "chess_v6":
+        from pettingzoo.classic import chess_v6
+
+        return chess_v6.env
+    raise ValueError(f"unknown PettingZoo reference {name!r}; allowed: connect_four_v3, chess_v6")
+
+
+def measure(env_fn: Callable[[], Any], seconds: float, seed: int) -> dict[str, float]:
+    """Masked random play for ``seconds`` of wall time; agent-steps/s and games/s."""
+    env = env_fn()
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    game_seed = seed
+    while time.perf_counter() < deadline:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            steps += 1
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed, "steps": steps}
+
+
+def write_json_atomic(path: str, data: Any) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=2)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="wall time per environment")
+    parser.add_argument("--envs", nargs="*", default=None, help="suite envs (default: all)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+    names = args.envs if args.envs else available_envs()
+    unknown = sorted(set(names) - set(available_envs()))
+    if unknown:
+        parser.error(f"unknown env(s) {unknown}; available: {available_envs()}")
+
+    results: dict[str, dict[str, float]] = {}
+    for ref in (REFERENCE, "chess_v6"):
+        results[ref] = measure(pettingzoo_factory(ref), args.seconds, args.seed)
+    for name in names:
+        results[name] = measure(lambda n=name: make(n), args.seconds, args.seed)
+    ref_steps = results[REFERENCE]["steps_per_s"]
+    print(
+        f"{'environment':<18} {'steps/s':>10} {'games/s':>9} {'x connect_four':>15} {'target':>7}"
+    )
+    failed = []
+    for name, r in results.items():
+        ratio = r["steps_per_s"] / ref_steps
+        r["ratio_to_connect_four"] = ratio
+        target = TARGETS.get(name)
+        mark = f"{target:.1f}x" if target is not None else ""
+        if target is not None and ratio < target:
+            failed.append(name)
+            mark += " MISS"
+        sps, gps = r["steps_per_s"], r["games_per_s"]
+        print(f"{name:<18} {sps:>10.0f} {gps:>9.2f} {ratio:>14.2f}x {mark:>7}")
+    if args.json:
+        write_json_atomic(args.json, results)
+    if args.check and failed:
+        print(f"missed targets: {failed}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

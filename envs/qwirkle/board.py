@@ -1,0 +1,390 @@
+"""The unbounded Qwirkle board: reading and writing it as text, checking and scoring moves.
+
+Coordinates are ``(row, col)`` in the text's frame: row 0 is the text's first line, column 0
+its left cell, and every other integer pair (negative ones included) is an ordinary cell. A
+*move* is a sequence of placements ``(row, col, tile)`` where a tile is written in notation
+(``"Rs"``) or given as a tile id.
+
+>>> board = Board.from_text('''
+... Ro Rx ..
+... .. Ox ..
+... ''')
+>>> board.score([(0, 2, "Rd")])
+3
+>>> board.score([(2, 1, "Yx"), (3, 1, "Gx")])
+4
+>>> board.is_legal([(1, 0, "Rs")])
+False
+>>> board.explain([(1, 0, "Rs")])
+'line would mix colours and shapes: Rs Ox (row 1)'
+>>> board.place([(0, -1, "Rs")])
+3
+>>> print(board.to_text())
+Rs Ro Rx
+.. .. Ox
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+
+from ..errors import IllegalMoveError, NotationError
+from .tiles import (
+    ALL_TILES_MASK,
+    COLOUR_MASKS,
+    SHAPE_MASKS,
+    Tile,
+    format_tiles,
+    parse_tile,
+    tile_name,
+)
+
+Cell = tuple[int, int]
+Placement = tuple[int, int, Tile]
+Move = tuple[Placement, ...]
+
+QWIRKLE_LENGTH = 6
+QWIRKLE_BONUS = 6
+HORIZONTAL: Cell = (0, 1)
+VERTICAL: Cell = (1, 0)
+
+
+@lru_cache(maxsize=1 << 16)
+def line_fits(line: tuple[Tile, ...]) -> int:
+    """Mask of the tile kinds that may join ``line`` (sorted tile ids) and keep it valid.
+
+    The empty line accepts every kind; an invalid line accepts none.
+
+    >>> from .tiles import parse_tile, format_tiles
+    >>> fits = line_fits(tuple(sorted(parse_tile(c) for c in ("Ro", "Rx"))))
+    >>> format_tiles(t for t in range(36) if fits >> t & 1)
+    'Rd Rs Rt Rc'
+    """
+    if not line:
+        return ALL_TILES_MASK
+    present = 0
+    for t in line:
+        bit = 1 << t
+        if present & bit:
+            return 0
+        present |= bit
+    colour = line[0] // 6
+    shape = line[0] % 6
+    fits = 0
+    if all(t // 6 == colour for t in line):
+        fits |= COLOUR_MASKS[colour]
+    if all(t % 6 == shape for t in line):
+        fits |= SHAPE_MASKS[shape]
+    return fits & ~present
+
+
+def line_problem(line: Sequence[Tile]) -> str | None:
+    """Why the tiles ``line`` cannot form one line, or ``None`` if they can.
+
+    >>> line_problem([3, 3])
+    'line would hold two Rs'
+    >>> line_problem([0, 7])
+    'line would mix colours and shapes: Ro Ox'
+    """
+    seen: set[Tile] = set()
+    for t in line:
+        if t in seen:
+            return f"line would hold two {tile_name(t)}"
+        seen.add(t)
+    if len({t // 6 for t in line}) > 1 and len({t % 6 for t in line}) > 1:
+        return f"line would mix colours and shapes: {format_tiles(line)}"
+    return None
+
+
+def normalise_move(move: Iterable[Sequence]) -> Move:
+    """A move as a tuple of ``(row, col, tile id)`` (tile codes parsed)."""
+    out = []
+    for item in move:
+        if len(item) != 3:
+            raise NotationError(f"a placement is (row, col, tile), got {item!r}")
+        r, c, t = item
+        out.append((int(r), int(c), parse_tile(t)))
+    return tuple(out)
+
+
+def run_tiles(
+    tiles: Mapping[Cell, Tile], placed: Mapping[Cell, Tile], r: int, c: int, dr: int, dc: int
+) -> tuple[list[Tile], Cell, Cell]:
+    """The tiles of the run through ``(r, c)`` along ``(dr, dc)`` on ``tiles`` plus ``placed``.
+
+    Returns the run's tiles ((r, c) included if occupied) and the empty cells just past its two
+    ends. ``(r, c)`` itself is treated as occupied.
+    """
+    line: list[Tile] = []
+    if (r, c) in placed:
+        line.append(placed[(r, c)])
+    elif (r, c) in tiles:
+        line.append(tiles[(r, c)])
+    rr, cc = r - dr, c - dc
+    while True:
+        if (rr, cc) in placed:
+            line.append(placed[(rr, cc)])
+        elif (rr, cc) in tiles:
+            line.append(tiles[(rr, cc)])
+        else:
+            break
+        rr -= dr
+        cc -= dc
+    low = (rr, cc)
+    rr, cc = r + dr, c + dc
+    while True:
+        if (rr, cc) in placed:
+            line.append(placed[(rr, cc)])
+        elif (rr, cc) in tiles:
+            line.append(tiles[(rr, cc)])
+        else:
+            break
+        rr += dr
+        cc += dc
+    return line, low, (rr, cc)
+
+
+class Board:
+    """An unbounded board of tiles, with the mask of fitting tiles kept for every open cell.
+
+    ``anchors`` maps every empty cell next to a tile to the mask of tile kinds that may be
+    placed there alone (both lines through it stay valid); it is updated incrementally by
+    :meth:`place`, which makes move generation fast.
+    """
+
+    __slots__ = ("_anchors", "_tiles")
+
+    def __init__(self, tiles: Mapping[Cell, Tile | str] | None = None) -> None:
+        self._tiles: dict[Cell, Tile] = {}
+        self._anchors: dict[Cell, int] = {}
+        if tiles:
+            for (r, c), t in tiles.items():
+                self._tiles[(int(r), int(c))] = parse_tile(t)
+            self._check_lines()
+            for r, c in self._tiles:
+                self._refresh(((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+
+    # ----------------------------------------------------------------- text
+    @classmethod
+    def from_text(cls, text: str) -> Board:
+        """Read a board written one row per line, cells separated by spaces, ``..`` empty.
+
+        >>> Board.from_text("").is_empty()
+        True
+        >>> Board.from_text("Ro .. Rs")
+        Board.from_text('Ro .. Rs')
+        """
+        lines = text.split("\n")
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        tiles: dict[Cell, Tile] = {}
+        for r, line in enumerate(lines):
+            for c, cell in enumerate(line.split()):
+                if cell == "..":
+                    continue
+                try:
+                    tiles[(r, c)] = parse_tile(cell)
+                except NotationError as exc:
+                    raise NotationError(f"row {r}, column {c}: {exc}") from None
+        return cls(tiles)
+
+    def to_text(self) -> str:
+        """The board's bounding box as text (reading it back gives the board up to a shift)."""
+        if not self._tiles:
+            return ""
+        r0, c0, r1, c1 = self.bounds()
+        rows = []
+        for r in range(r0, r1 + 1):
+            row = [
+                tile_name(self._tiles[(r, c)]) if (r, c) in self._tiles else ".."
+                for c in range(c0, c1 + 1)
+            ]
+            rows.append(" ".join(row))
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return f"Board.from_text({self.to_text()!r})"
+
+    # ------------------------------------------------------------ accessors
+    def bounds(self) -> tuple[int, int, int, int]:
+        """``(min_row, min_col, max_row, max_col)`` of the tiles (raises on an empty board)."""
+        if not self._tiles:
+            raise ValueError("an empty board has no bounds")
+        rows = [r for r, _ in self._tiles]
+        cols = [c for _, c in self._tiles]
+        return min(rows), min(cols), max(rows), max(cols)
+
+    def is_empty(self) -> bool:
+        return not self._tiles
+
+    def __len__(self) -> int:
+        return len(self._tiles)
+
+    def __contains__(self, cell: object) -> bool:
+        return cell in self._tiles
+
+    def __getitem__(self, cell: Cell) -> Tile:
+        return self._tiles[cell]
+
+    def get(self, cell: Cell) -> Tile | None:
+        return self._tiles.get(cell)
+
+    def items(self) -> Iterator[tuple[Cell, Tile]]:
+        return iter(self._tiles.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Board) and self._tiles == other._tiles
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def tiles(self) -> Mapping[Cell, Tile]:
+        """Cell -> tile id (read-only by convention)."""
+        return self._tiles
+
+    @property
+    def anchors(self) -> Mapping[Cell, int]:
+        """Open cell -> mask of the tile kinds that may be placed there alone."""
+        return self._anchors
+
+    def copy(self) -> Board:
+        new = Board.__new__(Board)
+        new._tiles = dict(self._tiles)
+        new._anchors = dict(self._anchors)
+        return new
+
+    # ---------------------------------------------------------------- rules
+    def _check_lines(self) -> None:
+        for (r, c), _t in self._tiles.items():
+            for dr, dc, what in ((0, 1, "row"), (1, 0, "column")):
+                line, _, _ = run_tiles(self._tiles, {}, r, c, dr, dc)
+                problem = line_problem(line)
+                if problem:
+                    where = r if what == "row" else c
+                    raise NotationError(f"the board's {what} {where} is invalid: {problem}")
+
+    def fits(self, cell: Cell) -> int:
+        """Mask of the tile kinds that may be placed alone on the empty ``cell``."""
+        r, c = cell
+        h, _, _ = run_tiles(self._tiles, {}, r, c, 0, 1)
+        fit = line_fits(tuple(sorted(h)))
+        if fit:
+            v, _, _ = run_tiles(self._tiles, {}, r, c, 1, 0)
+            fit &= line_fits(tuple(sorted(v)))
+        return fit
+
+    def _refresh(self, cells: Iterable[Cell]) -> None:
+        tiles = self._tiles
+        for cell in cells:
+            if cell not in tiles:
+                self._anchors[cell] = self.fits(cell)
+
+    def evaluate(self, move: Iterable[Sequence]) -> int:
+        """The points ``move`` scores; raises :class:`IllegalMoveError` naming a broken rule.
+
+        On an empty board any valid line may be laid (the game's start rule is checked by
+        the game, not the board), and a lone tile scores 1.
+        """
+        placements = normalise_move(move)
+        if not placements:
+            raise IllegalMoveError("a move places at least one tile")
+        tiles = self._tiles
+        placed: dict[Cell, Tile] = {}
+        for r, c, t in placements:
+            if (r, c) in placed:
+                raise IllegalMoveError(f"two tiles placed on the same cell ({r}, {c})")
+            if (r, c) in tiles:
+                raise IllegalMoveError(
+                    f"cell ({r}, {c}) is already occupied by {tile_name(tiles[(r, c)])}"
+                )
+            placed[(r, c)] = t
+        rows = {r for r, _, _ in placements}
+        cols = {c for _, c, _ in placements}
+        if len(rows) > 1 and len(cols) > 1:
+            raise IllegalMoveError(
+                "tiles not in one line: all tiles of a move share a row or a column"
+            )
+        if len(placements) > 1:
+            if len(rows) == 1:
+                (r,) = rows
+                gaps = [(r, c) for c in range(min(cols), max(cols) + 1)]
+            else:
+                (c,) = cols
+                gaps = [(r, c) for r in range(min(rows), max(rows) + 1)]
+            for cell in gaps:
+                if cell not in placed and cell not in tiles:
+                    raise IllegalMoveError(
+                        f"gap between placed tiles: cell {cell} between them is empty"
+                    )
+        if tiles and not any(
+            n in tiles for r, c in placed for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+        ):
+            raise IllegalMoveError(
+                "no contact with the board: a placed tile must touch a laid tile"
+            )
+        return self._score_checked(placed)
+
+    def _score_checked(self, placed: Mapping[Cell, Tile]) -> int:
+        """Check every line through a placed tile and return the move's points."""
+        tiles = self._tiles
+        seen: set[tuple[Cell, Cell]] = set()
+        points = 0
+        for r, c in placed:
+            for dr, dc, what in ((0, 1, "row"), (1, 0, "column")):
+                line, low, high = run_tiles(tiles, placed, r, c, dr, dc)
+                if len(line) < 2 or (low, high) in seen:
+                    continue
+                seen.add((low, high))
+                problem = line_problem(line)
+                if problem:
+                    where = r if what == "row" else c
+                    raise IllegalMoveError(f"{problem} ({what} {where})")
+                points += len(line)
+                if len(line) == QWIRKLE_LENGTH:
+                    points += QWIRKLE_BONUS
+        if not seen:
+            # only possible for a lone tile on the empty board: the first tile scores 1
+            points = 1
+        return points
+
+    def explain(self, move: Iterable[Sequence]) -> str | None:
+        """The broken rule's message, or ``None`` if ``move`` is legal."""
+        try:
+            self.evaluate(move)
+        except IllegalMoveError as exc:
+            return str(exc)
+        return None
+
+    def is_legal(self, move: Iterable[Sequence]) -> bool:
+        """Whether ``move`` may be placed on this board."""
+        return self.explain(move) is None
+
+    def score(self, move: Iterable[Sequence]) -> int:
+        """Points ``move`` would score (Qwirkle bonuses included); raises if it is illegal."""
+        return self.evaluate(move)
+
+    def place(self, move: Iterable[Sequence]) -> int:
+        """Check, score and lay ``move``; return its points."""
+        placements = normalise_move(move)
+        points = self.evaluate(placements)
+        self.lay(placements)
+        return points
+
+    def lay(self, placements: Iterable[Placement]) -> None:
+        """Put already-checked placements on the board and update the anchors."""
+        tiles = self._tiles
+        anchors = self._anchors
+        placed = [(r, c) for r, c, _ in placements]
+        for r, c, t in placements:
+            tiles[(r, c)] = t
+            anchors.pop((r, c), None)
+        touched: set[Cell] = set()
+        for r, c in placed:
+            for dr, dc in (HORIZONTAL, VERTICAL):
+                _, low, high = run_tiles(tiles, {}, r, c, dr, dc)
+                touched.add(low)
+                touched.add(high)
+        self._refresh(touched)

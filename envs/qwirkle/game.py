@@ -1,0 +1,363 @@
+"""The full state of a Qwirkle game: hands, bag, scores, turns, start rule and end of game.
+
+Pure and deterministic given the ``numpy.random.Generator`` passed in (it deals, breaks the
+start tie and shuffles the bag after exchanges; the state keeps it, so clones continue alike).
+
+Rules (see ``shared/rules/qwirkle.md``):
+
+- Start: each player's start number is the size of the largest set of their tiles sharing a
+  colour or a shape, identical tiles counted once. The highest start number starts;
+  **[decision]** ties are broken uniformly at random (with the game's generator). The starter
+  must lay exactly one of their largest sets as one line; here the start row covers the
+  centre cell ``(0, 0)`` ("in the middle of the table"). It scores like any line; a lone
+  tile scores 1 (**[boxed game]**).
+- A turn is one of: place 1 or more tiles (score, then draw up to 6 as far as the bag
+  allows); exchange 1 to 6 tiles (draw first, then return the tiles to the bag;
+  **[decision]** at most as many as the bag holds); pass (**[decision]** only when the player
+  can neither place nor exchange).
+- End: a player who empties their hand after a placement (and refill) ends the game at once
+  and earns a 6-point bonus (**[boxed game]**). **[decision]** The game also ends, without a
+  bonus, after as many consecutive passes as there are players. Highest score wins;
+  **[decision]** equal highest scores share the win.
+- **[decision]** Exchanges can repeat without end (nothing in the rules stops two players
+  exchanging forever), so an optional ``max_turns`` truncates the game after that many turns.
+
+>>> import numpy as np
+>>> game = GameState(2, np.random.default_rng(0))
+>>> game.first_turn, len(game.bag), [len(h) for h in game.hands]
+(True, 96, [6, 6])
+>>> move = game.legal_moves()[0]
+>>> result = game.place(move)
+>>> result.points == len(move) + (6 if len(move) == 6 else 0), game.first_turn
+(True, False)
+>>> sum(game.tile_count().values())
+108
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from ..errors import IllegalMoveError
+from .board import QWIRKLE_BONUS, Board, Move, normalise_move
+from .moves import first_turn_moves, format_move, largest_sets, legal_moves, start_number
+from .tiles import COPIES, HAND_SIZE, NUM_KINDS, Tile, format_tiles, full_set, parse_tile, tile_name
+
+CENTRE = (0, 0)
+END_BONUS = 6
+
+
+class TurnKind(Enum):
+    """What a turn did."""
+
+    PLACE = "place"
+    EXCHANGE = "exchange"
+    PASS = "pass"
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """The outcome of one turn."""
+
+    kind: TurnKind
+    player: int
+    points: int = 0
+    """Points scored this turn, the end bonus included."""
+    end_bonus: int = 0
+    game_over: bool = False
+    truncated: bool = False
+
+
+class GameState:
+    """A Qwirkle game for ``num_players`` (2 to 4) players, dealt with ``rng``."""
+
+    def __init__(
+        self,
+        num_players: int,
+        rng: np.random.Generator,
+        max_turns: int | None = None,
+        *,
+        hands: Sequence[Iterable[Tile | str]] | None = None,
+        board: Board | None = None,
+        bag: Iterable[Tile | str] | None = None,
+    ) -> None:
+        """Deal a new game; ``hands``, ``board`` and ``bag`` set up a position instead.
+
+        With ``hands`` given, the bag defaults to every tile not in a hand or on the board,
+        shuffled; with a non-empty ``board`` the first turn is over.
+        """
+        if not 2 <= num_players <= 4:
+            raise ValueError(f"Qwirkle is for 2 to 4 players, got {num_players}")
+        self.num_players = num_players
+        self.rng = rng
+        self.max_turns = max_turns
+        self.board = board.copy() if board is not None else Board()
+        if hands is None:
+            pool = full_set()
+            for t in self.board.tiles.values():
+                pool.remove(t)
+            rng.shuffle(pool)
+            self.bag: list[Tile] = pool
+            self.hands: list[list[Tile]] = [
+                [self.bag.pop() for _ in range(HAND_SIZE)] for _ in range(num_players)
+            ]
+        else:
+            self.hands = [[parse_tile(t) for t in h] for h in hands]
+            if len(self.hands) != num_players:
+                raise ValueError(f"{len(self.hands)} hands given for {num_players} players")
+            if bag is None:
+                pool = full_set()
+                for t in [*self.board.tiles.values(), *(t for h in self.hands for t in h)]:
+                    pool.remove(t)
+                rng.shuffle(pool)
+                self.bag = pool
+            else:
+                self.bag = [parse_tile(t) for t in bag]
+            over = [tile_name(k) for k, n in self._kind_counts().items() if n > COPIES]
+            if over:
+                raise ValueError(f"more than {COPIES} copies of {' '.join(over)}")
+        self.scores = [0] * num_players
+        self.start_numbers = [start_number(h) for h in self.hands]
+        best = max(self.start_numbers)
+        tied = [p for p, k in enumerate(self.start_numbers) if k == best]
+        self.start_player = tied[0] if len(tied) == 1 else int(tied[int(rng.integers(len(tied)))])
+        self.current = self.start_player
+        self.first_turn = self.board.is_empty()
+        self.consecutive_passes = 0
+        self.turns = 0
+        self.game_over = False
+        self.truncated = False
+        self.end_bonus_player: int | None = None
+        self.log: list[str] = []
+
+    # ------------------------------------------------------------ queries
+    @property
+    def hand(self) -> list[Tile]:
+        """The hand of the player to act."""
+        return self.hands[self.current]
+
+    @property
+    def finished(self) -> bool:
+        return self.game_over or self.truncated
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal placement of the player to act (start rows on the first turn)."""
+        if self.first_turn:
+            return first_turn_moves(self.hand, CENTRE)
+        return legal_moves(self.board, self.hand)
+
+    def can_place(self) -> bool:
+        """Whether the player to act has a legal placement."""
+        if self.first_turn:
+            return True
+        hand_mask = 0
+        for t in self.hand:
+            hand_mask |= 1 << t
+        return any(fit & hand_mask for fit in self.board.anchors.values())
+
+    def max_exchange(self) -> int:
+        """How many tiles the player to act may exchange (0: no exchange possible)."""
+        if self.first_turn:
+            return 0
+        return min(len(self.hand), len(self.bag))
+
+    def must_pass(self) -> bool:
+        """Whether passing is the only thing the player to act can do."""
+        return not self.can_place() and self.max_exchange() == 0
+
+    def winners(self) -> list[int]:
+        """The players with the highest score (several on a shared win)."""
+        best = max(self.scores)
+        return [p for p, s in enumerate(self.scores) if s == best]
+
+    def tile_count(self) -> Counter:
+        """Where the 108 tiles are: ``{"board": n, "bag": n, "hand 0": n, ...}``."""
+        count = Counter({"board": len(self.board), "bag": len(self.bag)})
+        for p, h in enumerate(self.hands):
+            count[f"hand {p}"] = len(h)
+        return count
+
+    def _kind_counts(self) -> Counter:
+        return Counter([*self.board.tiles.values(), *self.bag, *(t for h in self.hands for t in h)])
+
+    def unseen_counts(self, player: int) -> np.ndarray:
+        """Per tile kind, how many copies ``player`` cannot see (in the bag or other hands)."""
+        counts = np.full(NUM_KINDS, COPIES, dtype=np.int64)
+        for t in self.board.tiles.values():
+            counts[t] -= 1
+        for t in self.hands[player]:
+            counts[t] -= 1
+        return counts
+
+    # ------------------------------------------------------------ checks
+    def explain_move(self, move: Iterable[Sequence]) -> str | None:
+        """Why the player to act may not place ``move`` (``None`` if they may)."""
+        try:
+            self._check_move(normalise_move(move))
+        except IllegalMoveError as exc:
+            return str(exc)
+        return None
+
+    def _check_move(self, move: Move) -> int:
+        if self.finished:
+            raise IllegalMoveError("the game is over")
+        missing = Counter(t for _, _, t in move) - Counter(self.hand)
+        if missing:
+            raise IllegalMoveError(
+                f"tiles not in the hand: {format_tiles(missing.elements())}; "
+                f"hand: {format_tiles(self.hand)}"
+            )
+        points = self.board.evaluate(move)
+        if self.first_turn:
+            laid = frozenset(t for _, _, t in move)
+            sets = largest_sets(self.hand)
+            if len(laid) != len(move) or laid not in sets:
+                raise IllegalMoveError(
+                    "the start row must be exactly one largest set of the hand: "
+                    + " or ".join(format_tiles(sorted(s)) for s in sets)
+                )
+            if CENTRE not in {(r, c) for r, c, _ in move}:
+                raise IllegalMoveError(f"the start row must cover the centre cell {CENTRE}")
+        return points
+
+    # ------------------------------------------------------------- turns
+    def place(self, move: Iterable[Sequence]) -> TurnResult:
+        """Place ``move`` for the player to act, score it, refill, pass the turn on."""
+        placements = normalise_move(move)
+        points = self._check_move(placements)
+        return self._place_checked(placements, points)
+
+    def _place_checked(self, placements: Move, points: int) -> TurnResult:
+        player = self.current
+        hand = self.hand
+        for _, _, t in placements:
+            hand.remove(t)
+        self.board.lay(placements)
+        self.first_turn = False
+        while len(hand) < HAND_SIZE and self.bag:
+            hand.append(self.bag.pop())
+        bonus = 0
+        if not hand:
+            bonus = END_BONUS
+            self.game_over = True
+            self.end_bonus_player = player
+        total = points + bonus
+        self.scores[player] += total
+        self.consecutive_passes = 0
+        extra = f" + end bonus {bonus}" if bonus else ""
+        self.log.append(f"player {player} placed {format_move(placements)}: {points}{extra}")
+        return self._next(TurnResult(TurnKind.PLACE, player, total, bonus, self.game_over))
+
+    def exchange(self, tiles: Iterable[Tile | str]) -> TurnResult:
+        """Exchange ``tiles`` of the player to act: draw as many first, then return them."""
+        given = [parse_tile(t) for t in tiles]
+        if self.finished:
+            raise IllegalMoveError("the game is over")
+        if self.first_turn:
+            raise IllegalMoveError("no exchange on the first turn: the starter lays a largest set")
+        if not 1 <= len(given) <= self.max_exchange():
+            raise IllegalMoveError(
+                f"cannot exchange {len(given)} tiles: allowed 1 to {self.max_exchange()} "
+                f"(hand {len(self.hand)}, bag {len(self.bag)})"
+            )
+        missing = Counter(given) - Counter(self.hand)
+        if missing:
+            raise IllegalMoveError(
+                f"tiles not in the hand: {format_tiles(missing.elements())}; "
+                f"hand: {format_tiles(self.hand)}"
+            )
+        player = self.current
+        hand = self.hand
+        for t in given:
+            hand.remove(t)
+        for _ in given:
+            hand.append(self.bag.pop())
+        self.bag.extend(given)
+        self.rng.shuffle(self.bag)
+        self.consecutive_passes = 0
+        self.log.append(f"player {player} exchanged {len(given)} tiles")
+        return self._next(TurnResult(TurnKind.EXCHANGE, player))
+
+    def pass_turn(self) -> TurnResult:
+        """Pass: only when the player to act can neither place nor exchange."""
+        if self.finished:
+            raise IllegalMoveError("the game is over")
+        if not self.must_pass():
+            raise IllegalMoveError(
+                "passing is allowed only when no tile can be placed and none exchanged"
+            )
+        player = self.current
+        self.consecutive_passes += 1
+        self.log.append(f"player {player} passed")
+        if self.consecutive_passes >= self.num_players:
+            self.game_over = True
+        return self._next(TurnResult(TurnKind.PASS, player, game_over=self.game_over))
+
+    def _next(self, result: TurnResult) -> TurnResult:
+        self.turns += 1
+        if not self.game_over:
+            self.current = (self.current + 1) % self.num_players
+            if self.max_turns is not None and self.turns >= self.max_turns:
+                self.truncated = True
+                result = TurnResult(
+                    result.kind, result.player, result.points, result.end_bonus, False, True
+                )
+        return result
+
+    # --------------------------------------------------------- utilities
+    def clone(self) -> GameState:
+        """An independent copy (the generator included) that continues identically."""
+        return copy.deepcopy(self)
+
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> None:
+        """Redeal the other hands and the bag at random, keeping what ``player`` can see."""
+        pool: list[Tile] = list(self.bag)
+        for p, h in enumerate(self.hands):
+            if p != player:
+                pool.extend(h)
+        rng.shuffle(pool)
+        for p, h in enumerate(self.hands):
+            if p != player:
+                n = len(h)
+                self.hands[p] = pool[:n]
+                pool = pool[n:]
+        self.bag = pool
+
+    def dump(self) -> str:
+        """The whole state as readable text, for bug reports."""
+        lines = [
+            f"Qwirkle, {self.num_players} players, turn {self.turns}"
+            + (f" of at most {self.max_turns}" if self.max_turns else ""),
+            f"to act: player {self.current}"
+            + (" (first turn: lay a largest set)" if self.first_turn else ""),
+            f"start: player {self.start_player}, start numbers {self.start_numbers}",
+            f"consecutive passes: {self.consecutive_passes}",
+            f"status: {'over' if self.game_over else 'truncated' if self.truncated else 'running'}",
+        ]
+        for p in range(self.num_players):
+            lines.append(
+                f"player {p}: score {self.scores[p]}, hand {format_tiles(self.hands[p]) or '-'}"
+            )
+        lines.append(f"bag ({len(self.bag)}, next draw last): {format_tiles(self.bag) or '-'}")
+        if self.board.is_empty():
+            lines.append("board: empty")
+        else:
+            r0, c0, _, _ = self.board.bounds()
+            lines.append(f"board (top-left cell is ({r0}, {c0})):")
+            lines.append(self.board.to_text())
+        if self.log:
+            lines.append("turns:")
+            lines.extend(f"  {i + 1}. {entry}" for i, entry in enumerate(self.log))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<GameState turn {self.turns}, player {self.current} to act, scores {self.scores}>"
+
+
+__all__ = ["CENTRE", "END_BONUS", "QWIRKLE_BONUS", "GameState", "TurnKind", "TurnResult"]

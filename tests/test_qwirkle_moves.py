@@ -19,7 +19,7 @@ from tabletop_rl.envs.qwirkle import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
-from qwirkle_oracle import oracle_moves
+from test_qwirkle_oracle import oracle_moves
 
 
 def as_sets(moves: list) -> set[frozenset]:

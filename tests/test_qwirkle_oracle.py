@@ -60,3 +60,17 @@ def oracle_moves(board: Board, hand: list[int]) -> set[frozenset]:
                 if board.is_legal(move):
                     moves.add(frozenset(((r, c), t) for r, c, t in move))
     return moves
+
+
+def test_oracle_on_a_hand_checked_position() -> None:
+    from tabletop_rl.envs.qwirkle import parse_tile
+
+    board = Board.from_text("Ro Rx")
+    hand = [parse_tile("Rd"), parse_tile("Bx")]
+    rd, bx = hand
+    # Rd extends the red row at both ends or stands above/below either tile; Bx only
+    # joins the crosses above or below Rx
+    red_cells = [(0, 2), (0, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]
+    expected = {frozenset({(cell, rd)}) for cell in red_cells}
+    expected |= {frozenset({(cell, bx)}) for cell in [(-1, 1), (1, 1)]}
+    assert oracle_moves(board, hand) == expected

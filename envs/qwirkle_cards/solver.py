@@ -1,0 +1,324 @@
+"""The validity solver: can a multiset of cards be split into valid rows?
+
+A *row* is 3 to 6 different cards sharing a colour or a symbol. Since the whole table may be
+rearranged every turn, the table is a multiset of cards (counts over the 36 kinds), and it is
+*valid* when it can be split into rows. Every card goes to a row of its colour or a row of
+its symbol, so a split is a choice, for every kind, of how many of its copies go to its colour
+line and how many to its symbol line. The cards one line receives can then be split into
+rows if and only if there are none, or their number is at least 3 times the largest
+multiplicity among them (``line_ok``; a test checks this fact exhaustively against
+brute force). With ``m`` that multiplicity the line holds ``m`` rows; dealing its cards
+round-robin, most frequent kind first, gives rows of distinct kinds whose sizes differ by at
+most one, so each holds 3 to 6 cards.
+
+The search (:func:`find_split`) walks the 6 x 6 grid of kinds (colour x symbol) in a
+staircase order — colour 0's row, symbol 0's column, colour 1's row, … — so that each line
+is complete, and checked, as early as possible. A line's state is its card count (capped at
+9, which satisfies any multiplicity up to 3) and its largest multiplicity; a partial line is
+pruned as soon as the cards still able to reach it cannot make up 3 times its multiplicity,
+and failed (position, line states) pairs are memoised. The same search also decides the
+*optional* question the action masks ask: given required cards and optional extra copies
+(the rest of a hand), is there a choice of extras that makes the whole valid — and which?
+
+>>> from .cards import parse_cards
+>>> is_valid_table(parse_cards("Rd Od Yd"))
+True
+>>> is_valid_table(parse_cards("Rd Od"))
+False
+>>> is_valid_table(parse_cards("Bs Bs Bo Bx"))  # two blue squares cannot share a row
+False
+>>> is_valid_table(parse_cards("Bs Bs Bo Bx Rs Os"))  # ...but one may join the squares
+True
+>>> is_valid_table(())
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import KIND_LINES, NUM_KINDS, NUM_LINES, counts_to_kinds
+
+_SIGMA_CAP = 9
+"""A line count of 9 or more satisfies any multiplicity (at most 3 copies of a kind)."""
+
+
+def line_ok(count: int, max_mult: int) -> bool:
+    """Whether a line receiving ``count`` cards, ``max_mult`` of the most frequent kind, splits
+    into rows.
+
+    >>> line_ok(0, 0), line_ok(3, 1), line_ok(5, 2), line_ok(6, 2)
+    (True, True, False, True)
+    """
+    return count == 0 or count >= 3 * max_mult
+
+
+@dataclass(frozen=True)
+class Split:
+    """A solution: for every kind, its total copies and the copies given to its colour line.
+
+    ``total[k] - to_colour[k]`` copies of kind ``k`` go to its symbol line.
+    """
+
+    total: tuple[int, ...]
+    to_colour: tuple[int, ...]
+
+    def line_cards(self, line: int) -> dict[int, int]:
+        """Kind -> copies that ``line`` receives."""
+        out: dict[int, int] = {}
+        for k in range(NUM_KINDS):
+            c_line, s_line = KIND_LINES[k]
+            n = (
+                self.to_colour[k]
+                if line == c_line
+                else (self.total[k] - self.to_colour[k] if line == s_line else 0)
+            )
+            if n:
+                out[k] = n
+        return out
+
+
+def _propagate(fixed: Sequence[int], optional: Sequence[int]) -> tuple[list[int], list[int]] | None:
+    """Bounds ``(lo, hi)`` on the copies each kind gives its colour line, tightened until stable.
+
+    A line that receives ``x`` copies of one kind needs at least ``3 x`` cards; a line whose
+    potential (the most cards that can still reach it) is below that cannot take them. None
+    when some kind has no feasible split.
+    """
+    hi_n = [fixed[k] + optional[k] for k in range(NUM_KINDS)]
+    lo = [0] * NUM_KINDS  # least copies to the colour line
+    hi = hi_n[:]  # most copies to the colour line
+    changed = True
+    while changed:
+        changed = False
+        pot = [0] * NUM_LINES
+        for k in range(NUM_KINDS):
+            if hi_n[k]:
+                a, b = KIND_LINES[k]
+                pot[a] += hi[k]
+                pot[b] += hi_n[k] - lo[k]
+        for k in range(NUM_KINDS):
+            n = hi_n[k]
+            if not n:
+                continue
+            a, b = KIND_LINES[k]
+            # the colour line can take at most pot[a] // 3 copies of one kind
+            cap_a = pot[a] // 3
+            cap_b = pot[b] // 3
+            new_hi = min(hi[k], cap_a)
+            # the symbol line takes n_used - x; with the fewest copies used (fixed) it must
+            # still absorb fixed - x <= cap_b
+            new_lo = max(lo[k], fixed[k] - cap_b)
+            if new_lo > new_hi:
+                return None
+            if new_hi != hi[k] or new_lo != lo[k]:
+                hi[k], lo[k] = new_hi, new_lo
+                changed = True
+    return lo, hi
+
+
+def _search(fixed: Sequence[int], optional: Sequence[int]) -> Split | None:
+    """Find a split of ``fixed + extra`` for some ``0 <= extra <= optional``; None if none."""
+    bounds = _propagate(fixed, optional)
+    if bounds is None:
+        return None
+    lo_a, hi_a = bounds
+    hi_n_all = [fixed[k] + optional[k] for k in range(NUM_KINDS)]
+    live = [k for k in range(NUM_KINDS) if hi_n_all[k]]
+    if not live:
+        return Split((0,) * NUM_KINDS, (0,) * NUM_KINDS)
+    # elimination order of the lines: repeatedly the open line with the fewest undecided cells
+    undecided = [set() for _ in range(NUM_LINES)]
+    for k in live:
+        a, b = KIND_LINES[k]
+        undecided[a].add(k)
+        undecided[b].add(k)
+    cells: list[int] = []
+    open_lines = {line for line in range(NUM_LINES) if undecided[line]}
+    while open_lines:
+        line = min(open_lines, key=lambda x: (len(undecided[x]), x))
+        open_lines.discard(line)
+        for k in sorted(undecided[line]):
+            cells.append(k)
+            a, b = KIND_LINES[k]
+            other = b if a == line else a
+            undecided[other].discard(k)
+            if not undecided[other]:
+                open_lines.discard(other)
+        undecided[line].clear()
+    ncell = len(cells)
+    # most copies of one kind each line can receive: caps the count that matters (3 x that)
+    line_cap = [0] * NUM_LINES
+    pot = [0] * NUM_LINES
+    for k in cells:
+        a, b = KIND_LINES[k]
+        line_cap[a] = max(line_cap[a], hi_a[k])
+        line_cap[b] = max(line_cap[b], hi_n_all[k] - lo_a[k])
+        pot[a] += hi_a[k]
+        pot[b] += hi_n_all[k] - lo_a[k]
+    line_cap = [3 * c for c in line_cap]
+    rem_after: list[tuple[int, int]] = []
+    last_pos = [-1] * NUM_LINES
+    for i, k in enumerate(cells):
+        a, b = KIND_LINES[k]
+        pot[a] -= hi_a[k]
+        pot[b] -= hi_n_all[k] - lo_a[k]
+        rem_after.append((pot[a], pot[b]))
+        last_pos[a] = i
+        last_pos[b] = i
+    lines_l = [KIND_LINES[k] for k in cells]
+    closes = [(last_pos[a] == i, last_pos[b] == i) for i, (a, b) in enumerate(lines_l)]
+    caps_l = [(line_cap[a], line_cap[b]) for a, b in lines_l]
+    # per cell: the (n, a) choices, most copies used first, then most to the colour line
+    choices_l = []
+    for k in cells:
+        opts = []
+        for n in range(hi_n_all[k], fixed[k] - 1, -1):
+            for a in range(min(n, hi_a[k]), lo_a[k] - 1, -1):
+                opts.append((n, a, n - a))
+        choices_l.append(opts)
+    failed: set[tuple] = set()
+    chosen: list[tuple[int, int, int]] = [(0, 0, 0)] * ncell
+
+    def rec(i: int, sig: list[int], mx: list[int]) -> bool:
+        if i == ncell:
+            return True
+        key = (i, *sig, *mx)
+        if key in failed:
+            return False
+        la, lb = lines_l[i]
+        ra, rb = rem_after[i]
+        ca, cb = closes[i]
+        capa, capb = caps_l[i]
+        sa, ma, sb, mb = sig[la], mx[la], sig[lb], mx[lb]
+        for opt in choices_l[i]:
+            _n, a, b = opt
+            if a:
+                nsa = sa + a
+                if nsa > capa:
+                    nsa = capa
+                nma = ma if ma >= a else a
+            else:
+                nsa, nma = sa, ma
+            if nsa:
+                # a partial line must still be able to reach 3 x its multiplicity
+                if nsa + ra < 3 * nma:
+                    continue
+                if ca:  # closed: valid now, then forgotten (state 0)
+                    nsa = nma = 0
+            if b:
+                nsb = sb + b
+                if nsb > capb:
+                    nsb = capb
+                nmb = mb if mb >= b else b
+            else:
+                nsb, nmb = sb, mb
+            if nsb:
+                if nsb + rb < 3 * nmb:
+                    continue
+                if cb:
+                    nsb = nmb = 0
+            sig[la], mx[la], sig[lb], mx[lb] = nsa, nma, nsb, nmb
+            chosen[i] = opt
+            if rec(i + 1, sig, mx):
+                return True
+        sig[la], mx[la], sig[lb], mx[lb] = sa, ma, sb, mb
+        failed.add(key)
+        return False
+
+    if not rec(0, [0] * NUM_LINES, [0] * NUM_LINES):
+        return None
+    total = [0] * NUM_KINDS
+    to_colour = [0] * NUM_KINDS
+    for i, k in enumerate(cells):
+        total[k] = chosen[i][0]
+        to_colour[k] = chosen[i][1]
+    return Split(tuple(total), tuple(to_colour))
+
+
+_CACHE: dict[tuple[bytes, bytes], Split | None] = {}
+_CACHE_LIMIT = 200_000
+_NO_OPTIONAL = (0,) * NUM_KINDS
+
+
+def find_split(fixed: Sequence[int], optional: Sequence[int] | None = None) -> Split | None:
+    """A split into valid rows of ``fixed`` plus some of the ``optional`` extra copies.
+
+    Returns None when no choice of extras ``0 <= extra <= optional`` (per kind) makes the
+    multiset valid. ``Split.total`` tells which extras were used; the search tries to use as
+    many extras as possible first. Results are cached.
+
+    >>> from .cards import parse_cards, format_cards
+    >>> s = find_split(parse_cards("Rs Os"), parse_cards("Ys Bd Bs"))
+    >>> format_cards(s.total)
+    'Rs Os Ys Bs'
+    >>> find_split(parse_cards("Rs Os"), parse_cards("Bd")) is None
+    True
+    """
+    opt = _NO_OPTIONAL if optional is None else tuple(int(x) for x in optional)
+    fix = tuple(int(x) for x in fixed)
+    if len(fix) != NUM_KINDS or len(opt) != NUM_KINDS:
+        raise ValueError(f"card multisets have {NUM_KINDS} counts, got {len(fix)} and {len(opt)}")
+    for k in range(NUM_KINDS):
+        if fix[k] < 0 or opt[k] < 0 or fix[k] + opt[k] > 3:
+            raise ValueError(
+                f"count of kind {k} is {fix[k]} (+{opt[k]} optional); allowed: 0 to 3 in all"
+            )
+    key = (bytes(fix), bytes(opt))
+    try:
+        return _CACHE[key]
+    except KeyError:
+        pass
+    result = _search(fix, opt)
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = result
+    return result
+
+
+def is_valid_table(cards: Sequence[int]) -> bool:
+    """Whether a multiset of cards (36 counts, each 0 to 3) splits into valid rows."""
+    if len(cards) == 0:
+        return True
+    return find_split(cards) is not None
+
+
+def split_line(cards: dict[int, int]) -> list[list[int]]:
+    """Deal one line's cards into rows of 3 to 6 distinct kinds (the line must be valid).
+
+    >>> split_line({0: 2, 1: 2, 2: 1, 3: 1})
+    [[0, 1, 2], [0, 1, 3]]
+    """
+    count = sum(cards.values())
+    if count == 0:
+        return []
+    mult = max(cards.values())
+    if not line_ok(count, mult):
+        raise ValueError(f"{count} cards with a kind {mult} times do not split into rows")
+    rows: list[list[int]] = [[] for _ in range(mult)]
+    order = sorted(cards, key=lambda k: (-cards[k], k))
+    i = 0
+    for k in order:
+        for _ in range(cards[k]):
+            rows[i % mult].append(k)
+            i += 1
+    return [sorted(r) for r in rows]
+
+
+def arrange_rows(cards: Sequence[int]) -> list[list[int]]:
+    """One concrete arrangement of a valid table into rows (lists of kinds), for display.
+
+    Symbol rows come first, then colour rows (the seed's suggested layout).
+
+    >>> from .cards import parse_cards, card_name
+    >>> [[card_name(k) for k in row] for row in arrange_rows(parse_cards("Rd Od Yd Bs Bo Bx"))]
+    [['Rd', 'Od', 'Yd'], ['Bo', 'Bx', 'Bs']]
+    """
+    split = find_split(cards)
+    if split is None:
+        raise ValueError(f"the table {counts_to_kinds(cards)} does not split into valid rows")
+    rows: list[list[int]] = []
+    for line in list(range(6, 12)) + list(range(6)):
+        rows.extend(split_line(split.line_cards(line)))
+    return rows

@@ -1,0 +1,238 @@
+"""Information-set Monte Carlo tree search, generic over the suite's environments.
+
+The agent plans with the rules engine but never sees hidden information: it receives a
+:class:`~tabletop_rl.baselines.simulator.Simulator`, and each search iteration starts from a
+fresh *determinisation* — a copy of the game in which everything the player cannot see
+(other hands, the bag or stack order) is redrawn consistently with what it can see. Chance
+(tile or card draws) is thereby sampled too, so the same search serves hidden-information
+games and perfect-information games with chance (Liniell).
+
+Algorithm: single-observer ISMCTS (Cowling, Powley & Whitehouse 2012). One tree, whose nodes
+are the action sequences played from the current decision; each iteration
+
+1. samples a determinisation,
+2. descends the tree, at each node choosing among the children *legal in this
+   determinisation* by UCB1 with availability counts
+   (``mean + c * sqrt(ln(available) / visits)``), the mean taken from the perspective of the
+   player who chose that action,
+3. adds one untried legal action as a new node,
+4. plays out to the end of the game with the rollout policy (``"random"``: uniform over the
+   mask; ``"greedy"``: the game's greedy agent), and
+5. backs up every player's result along the path.
+
+A result is the player's share of the win (1 for a sole win, ``1/k`` for a win shared by
+``k`` players, 0 for a loss; a truncated game is a draw). Rollouts may be cut after
+``max_rollout_steps`` agent steps; the cut game is then judged by ``final_scores()`` if the
+game provides it (the leaders share the win), otherwise as a draw. The move played is the
+most visited child of the root. A turn made of several sub-actions (Qwirkle, Qwirkle Cards)
+is searched one sub-action at a time, each a level of the tree.
+
+The budget is ``simulations`` iterations per decision, or ``time_ms`` milliseconds if given.
+With a simulation budget the agent is deterministic given its generator, its observation
+and what it may see.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.envs.errors import ConfigError
+
+ROLLOUTS = ("random", "greedy")
+
+
+class _Node:
+    __slots__ = ("avail", "children", "parent", "player", "total", "visits")
+
+    def __init__(self, parent: _Node | None, player: int) -> None:
+        self.parent = parent
+        self.player = player  # who chose the action leading here
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+
+
+class MCTSAgent:
+    """Information-set MCTS (see the module docstring).
+
+    >>> import numpy as np
+    >>> MCTSAgent(np.random.default_rng(0), simulations=50).simulations
+    50
+    """
+
+    name = "mcts"
+    needs_simulator = True
+
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        simulations: int = 300,
+        time_ms: float | None = None,
+        rollout: str = "random",
+        c: float = 0.7,
+        max_rollout_steps: int | None = None,
+        env_name: str | None = None,
+    ) -> None:
+        if rollout not in ROLLOUTS:
+            raise ConfigError(f"rollout={rollout!r} is not supported; allowed: {ROLLOUTS}")
+        if simulations < 1:
+            raise ConfigError(f"simulations must be at least 1, got {simulations}")
+        if time_ms is not None and time_ms <= 0:
+            raise ConfigError(f"time_ms must be positive, got {time_ms}")
+        if max_rollout_steps is not None and max_rollout_steps < 0:
+            raise ConfigError(f"max_rollout_steps must be >= 0, got {max_rollout_steps}")
+        self.rng = rng
+        self.simulations = int(simulations)
+        self.time_ms = time_ms
+        self.rollout = rollout
+        self.c = float(c)
+        self.max_rollout_steps = max_rollout_steps
+        self.env_name = env_name
+        self._greedy: dict[str, Any] = {}
+        self.last_iterations = 0
+
+    # ---------------------------------------------------------------- the search
+    def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
+        mask = np.asarray(observation["action_mask"])
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("MCTSAgent.act: the action mask has no legal action")
+        if legal.size == 1:
+            self.last_iterations = 0
+            return int(legal[0])
+        if view is None or not hasattr(view, "sample"):
+            raise ConfigError(
+                "MCTSAgent needs a Simulator as its view (tools pass one to agents with "
+                "needs_simulator = True; see tabletop_rl.baselines.simulator)"
+            )
+        root = _Node(None, view.player)
+        deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000
+        iterations = 0
+        while True:
+            self._iterate(root, view)
+            iterations += 1
+            if deadline is None:
+                if iterations >= self.simulations:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        self.last_iterations = iterations
+        best, best_visits = [], -1
+        for action, child in root.children.items():
+            if not mask[action]:
+                continue
+            if child.visits > best_visits:
+                best, best_visits = [action], child.visits
+            elif child.visits == best_visits:
+                best.append(action)
+        if not best:
+            return int(self.rng.choice(legal))
+        return int(best[0] if len(best) == 1 else self.rng.choice(sorted(best)))
+
+    def _iterate(self, root: _Node, simulator: Any) -> None:
+        env = simulator.sample(self.rng)
+        node = root
+        done, result = False, None
+        # selection and expansion
+        while True:
+            legal = np.flatnonzero(env.action_mask())
+            player = env._current_player()
+            untried = []
+            best_child, best_action, best_value = None, -1, -math.inf
+            for a in legal:
+                a = int(a)
+                child = node.children.get(a)
+                if child is None:
+                    untried.append(a)
+                    continue
+                child.avail += 1
+                if untried:
+                    continue
+                value = child.total / child.visits + self.c * math.sqrt(
+                    math.log(child.avail) / child.visits
+                )
+                if value > best_value:
+                    best_child, best_action, best_value = child, a, value
+            if untried:
+                action = untried[int(self.rng.integers(len(untried)))]
+                child = _Node(node, player)
+                node.children[action] = child
+                done, result = self._play(env, action)
+                node = child
+                break
+            node = best_child
+            done, result = self._play(env, best_action)
+            if done:
+                break
+        # rollout
+        if not done:
+            result = self._rollout(env)
+        # backpropagation
+        while node is not None:
+            node.visits += 1
+            node.total += result[node.player]
+            node = node.parent
+
+    def _play(self, env: Any, action: int) -> tuple[bool, list[float] | None]:
+        step = env._apply(action)
+        env._mask = None
+        if step.game_over:
+            return True, _credits(env._winners(), env.num_players)
+        if step.truncated:
+            return True, [1.0 / env.num_players] * env.num_players
+        env.agent_selection = env.possible_agents[env._current_player()]
+        return False, None
+
+    def _rollout(self, env: Any) -> list[float]:
+        steps = 0
+        while True:
+            if self.max_rollout_steps is not None and steps >= self.max_rollout_steps:
+                return _judge_unfinished(env)
+            if self.rollout == "greedy":
+                action = self._greedy_action(env)
+            else:
+                legal = np.flatnonzero(env.action_mask())
+                action = int(legal[int(self.rng.integers(legal.size))])
+            done, result = self._play(env, action)
+            steps += 1
+            if done:
+                return result
+
+    def _greedy_action(self, env: Any) -> int:
+        from . import make_agent
+
+        name = self.env_name or env.info.name
+        if name not in self._greedy:
+            self._greedy[name] = make_agent("greedy", name, self.rng)
+        agent_name = env.agent_selection
+        obs = env.observe(agent_name)
+        return int(self._greedy[name].act(obs, env.public_view(agent_name)))
+
+
+def _credits(winners: list[int], n: int) -> list[float]:
+    if not winners:
+        return [1.0 / n] * n
+    share = 1.0 / len(winners)
+    out = [0.0] * n
+    for w in winners:
+        out[w] = share
+    return out
+
+
+def _judge_unfinished(env: Any) -> list[float]:
+    scores = getattr(env, "final_scores", None)
+    n = env.num_players
+    if scores is None:
+        return [1.0 / n] * n
+    values = list(scores())
+    best = max(values)
+    return _credits([i for i, v in enumerate(values) if v == best], n)
+
+
+__all__ = ["MCTSAgent"]

@@ -1,0 +1,79 @@
+"""Checkpoints: written atomically, loaded with ``torch.load(..., weights_only=True)``.
+
+A checkpoint holds only tensors and plain containers: the resolved config (a dict), the
+network's and optimizer's state dicts, the step counters, the random generators' states
+(torch generator state as a tensor, numpy bit-generator states as JSON strings) and the
+self-play collector's state (see :meth:`SelfPlayCollector.state_dict`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from tabletop_rl.envs.errors import ConfigError
+
+from .config import PPOConfig, config_from_dict
+from .networks import build_network
+from .rollout import make_raw_env
+
+CHECKPOINT_NAME = "checkpoint.pt"
+
+
+def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
+    """Write ``state`` to ``path`` atomically (a temporary file, then ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def checkpoint_path(path: str | Path) -> Path:
+    """The checkpoint file of a run directory (or ``path`` itself when it is a file)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CHECKPOINT_NAME
+    if not path.is_file():
+        raise ConfigError(f"no checkpoint at {str(path)!r}")
+    return path
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint file or a run directory's checkpoint (tensors and containers only)."""
+    return torch.load(checkpoint_path(path), weights_only=True)
+
+
+def make_network(cfg: PPOConfig) -> nn.Module:
+    """The network a config describes, for its environment, initialised from its seed."""
+    env = make_raw_env(cfg.env, cfg.env_kwargs)
+    return build_network(
+        cfg.network,
+        env.layout,
+        env.action_layout(),
+        env.info.num_actions,
+        cfg.conv_channels,
+        cfg.hidden_sizes,
+        seed=cfg.seed,
+    )
+
+
+def network_from_checkpoint(state: dict[str, Any]) -> tuple[PPOConfig, nn.Module]:
+    """The config and the trained network stored in a loaded checkpoint."""
+    cfg = config_from_dict(state["config"])
+    net = make_network(cfg)
+    net.load_state_dict(state["model"])
+    net.eval()
+    return cfg, net

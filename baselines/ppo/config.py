@@ -1,0 +1,324 @@
+"""The PPO run configuration: a typed dataclass, loaded from YAML, overridden on the command line.
+
+Every field of :class:`PPOConfig` has a docstring; :func:`help_text` turns them into the
+``--help`` text. A YAML file sets any subset of the fields, and ``--key value`` on the
+command line overrides any of them (the value is parsed as YAML, so ``--lr 1e-4``,
+``--opponents "{self: 1.0}"`` and ``--conv_channels "[32, 32]"`` all work). An unknown key
+or a value of the wrong type is a :class:`~tabletop_rl.envs.errors.ConfigError` that names
+the key and lists what is allowed.
+
+>>> cfg = config_from_dict({"env": "liniell_v0", "lr": 0.001})
+>>> cfg.lr, cfg.num_envs > 0
+(0.001, True)
+>>> config_from_dict({"learning_rate": 0.1})
+Traceback (most recent call last):
+...
+tabletop_rl.envs.errors.ConfigError: unknown config key 'learning_rate'; valid keys: ...
+>>> apply_overrides(cfg, ["--seed", "seven"])
+Traceback (most recent call last):
+...
+tabletop_rl.envs.errors.ConfigError: config key 'seed' must be int, got str 'seven'
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import itertools
+import textwrap
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tabletop_rl.envs.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Everything that defines a PPO self-play run (see the module docstring)."""
+
+    # ----------------------------------------------------------------- environment
+    env: str = "liniell_v0"
+    """Environment: a registered name (``tabletop_rl.envs.available_envs()``) or a factory
+    ``"module:callable"`` returning a raw ``TabletopAECEnv``."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments for the environment's constructor (e.g. ``{num_players: 3}``)."""
+    seed: int = 1
+    """Seed of every random number generator of the run (environments, opponents, network
+    initialisation, sampling, minibatches)."""
+
+    # ------------------------------------------------------------------- collection
+    total_steps: int = 1_000_000
+    """Stop after this many learner decisions (transitions trained on)."""
+    num_envs: int = 32
+    """Games played side by side; each rollout step asks the networks for one decision in every
+    game."""
+    num_workers: int = 2
+    """Subprocesses that step the games (0: step them in the training process)."""
+    rollout_steps: int = 64
+    """Decision rounds over all games per update (the batch is about ``num_envs *
+    rollout_steps`` decisions, of which the learner's are trained on)."""
+    opponents: dict[str, float] = field(
+        default_factory=lambda: {"self": 0.6, "pool": 0.2, "random": 0.1, "greedy": 0.1}
+    )
+    """Relative weights of what fills each seat the learner does not hold in a new game:
+    ``self`` (the learner plays that seat too), ``pool`` (a past snapshot of the learner), or a
+    scripted agent name (``random``, ``greedy``, ...). The learner holds one random seat."""
+    pool_size: int = 10
+    """How many past learner snapshots the opponent pool keeps (oldest dropped first)."""
+    snapshot_every: int = 10
+    """Add a snapshot of the learner to the pool every this many updates."""
+
+    # ------------------------------------------------------------------------ PPO
+    lr: float = 3e-4
+    """Adam learning rate (at the start, when ``anneal_lr`` is on)."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``total_steps``."""
+    gamma: float = 1.0
+    """Discount factor per decision of the same seat."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    update_epochs: int = 4
+    """Passes over each batch."""
+    num_minibatches: int = 4
+    """Minibatches per pass."""
+    clip_coef: float = 0.2
+    """PPO surrogate clipping coefficient."""
+    clip_vloss: bool = True
+    """Clip the value loss like the policy ratio."""
+    norm_adv: bool = True
+    """Normalise advantages within each minibatch."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    target_kl: float = 0.0
+    """Stop the epochs of an update early when the approximate KL exceeds this (0: never)."""
+
+    # -------------------------------------------------------------------- network
+    network: str = "conv"
+    """``conv`` (convolutional encoder for spatial fields, per-cell policy head for spatial
+    action groups) or ``mlp`` (one MLP over the whole flat observation)."""
+    conv_channels: list[int] = field(default_factory=lambda: [32, 32, 32])
+    """Channels of the 3x3 convolution layers of the spatial encoder."""
+    hidden_sizes: list[int] = field(default_factory=lambda: [128, 128])
+    """Widths of the MLP layers (the vector-field encoder and the trunk; the whole network for
+    ``network: mlp``)."""
+    torch_threads: int = 1
+    """Threads torch uses in the training process."""
+
+    # ------------------------------------------------------------ logging and runs
+    run_dir: str = "runs/ppo"
+    """Directory of the run: resolved config, checkpoints, TensorBoard events, CSV logs."""
+    checkpoint_every: int = 10
+    """Write a checkpoint every this many updates (and always at the end)."""
+    eval_every: int = 50
+    """Evaluate against the scripted agents every this many updates (0: only at the end)."""
+    eval_games: int = 200
+    """Games per scripted opponent in each periodic evaluation (seats rotated)."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    """Scripted agents to evaluate against (those not defined for the game are skipped)."""
+    eval_deterministic: bool = True
+    """Evaluate with the most probable legal action instead of sampling."""
+    progress_bar: bool = True
+    """Show a tqdm progress bar."""
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
+
+
+def _field_docs() -> dict[str, str]:
+    """The docstring under each field of :class:`PPOConfig`, read from the source."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(PPOConfig)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def _type_name(tp: Any) -> str:
+    if isinstance(tp, type):
+        return tp.__name__
+    return str(tp).replace("typing.", "")
+
+
+def _check_type(key: str, value: Any, tp: Any) -> Any:
+    """``value`` converted to type ``tp`` where lossless (int -> float), else a ConfigError."""
+    origin = typing.get_origin(tp)
+    bad = ConfigError(
+        f"config key {key!r} must be {_type_name(tp)}, got {type(value).__name__} {value!r}"
+    )
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(tp):
+            try:
+                return _check_type(key, value, arg)
+            except ConfigError:
+                continue
+        raise bad
+    if tp is type(None):
+        if value is None:
+            return None
+        raise bad
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        raise bad
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise bad
+    if tp is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):  # YAML 1.1 reads 1e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise bad
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        raise bad
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        if not isinstance(value, list | tuple):
+            raise bad
+        return [_check_type(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
+    if origin is dict:
+        kt, vt = typing.get_args(tp)
+        if not isinstance(value, dict):
+            raise bad
+        return {
+            _check_type(f"{key} key", k, kt): _check_type(f"{key}[{k!r}]", v, vt)
+            for k, v in value.items()
+        }
+    raise TypeError(f"unsupported config type {tp!r} for {key!r}")
+
+
+_HINTS = typing.get_type_hints(PPOConfig)
+
+
+def _validate(cfg: PPOConfig) -> None:
+    positive = (
+        "total_steps",
+        "num_envs",
+        "rollout_steps",
+        "pool_size",
+        "snapshot_every",
+        "update_epochs",
+        "num_minibatches",
+        "torch_threads",
+        "checkpoint_every",
+        "eval_games",
+    )
+    for key in positive:
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"config key {key!r} must be > 0, got {getattr(cfg, key)}")
+    if cfg.num_workers < 0:
+        raise ConfigError(f"config key 'num_workers' must be >= 0, got {cfg.num_workers}")
+    if cfg.network not in ("conv", "mlp"):
+        raise ConfigError(f"config key 'network' must be 'conv' or 'mlp', got {cfg.network!r}")
+    if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()):
+        raise ConfigError(f"config key 'opponents' needs non-negative weights, got {cfg.opponents}")
+    if sum(cfg.opponents.values()) <= 0:
+        raise ConfigError("config key 'opponents' needs at least one positive weight")
+    if not 0.0 <= cfg.gamma <= 1.0 or not 0.0 <= cfg.gae_lambda <= 1.0:
+        raise ConfigError("config keys 'gamma' and 'gae_lambda' must lie in [0, 1]")
+
+
+def config_from_dict(values: dict[str, Any]) -> PPOConfig:
+    """A validated :class:`PPOConfig` from a mapping of field names to values."""
+    if not isinstance(values, dict):
+        raise ConfigError(f"a config must be a mapping of keys to values, got {type(values)}")
+    kwargs = {}
+    for key, value in values.items():
+        if key not in _FIELDS:
+            raise ConfigError(
+                f"unknown config key {key!r}; valid keys: {', '.join(sorted(_FIELDS))}"
+            )
+        kwargs[key] = _check_type(key, value, _HINTS[key])
+    cfg = PPOConfig(**kwargs)
+    _validate(cfg)
+    return cfg
+
+
+def config_to_dict(cfg: PPOConfig) -> dict[str, Any]:
+    """The config as plain YAML-able containers."""
+    return dataclasses.asdict(cfg)
+
+
+def load_config(path: str | Path) -> PPOConfig:
+    """Read a YAML config file (keys are :class:`PPOConfig` fields)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    values = yaml.safe_load(path.read_text()) or {}
+    try:
+        return config_from_dict(values)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def apply_overrides(cfg: PPOConfig, args: list[str]) -> PPOConfig:
+    """``cfg`` with ``--key value`` pairs applied (values parsed as YAML)."""
+    values = config_to_dict(cfg)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--"):
+            raise ConfigError(f"expected --key value, got {arg!r}")
+        key = arg[2:].replace("-", "_")
+        if "=" in key:
+            key, raw = key.split("=", 1)
+            i += 1
+        else:
+            if i + 1 >= len(args):
+                raise ConfigError(f"option --{key} needs a value")
+            raw = args[i + 1]
+            i += 2
+        if key not in _FIELDS:
+            raise ConfigError(
+                f"unknown config key {key!r}; valid keys: {', '.join(sorted(_FIELDS))}"
+            )
+        try:
+            parsed = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            parsed = raw
+        if _HINTS[key] is str and not isinstance(parsed, str):
+            parsed = raw  # e.g. a run_dir named 123
+        values[key] = parsed
+    return config_from_dict(values)
+
+
+def save_config(cfg: PPOConfig, path: str | Path) -> None:
+    """Write the resolved config as YAML (loadable with :func:`load_config`)."""
+    Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
+
+
+def help_text() -> str:
+    """The ``--help`` text: every key with its type, default and docstring."""
+    docs = _field_docs()
+    lines = []
+    for name, f in _FIELDS.items():
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+        lines.append(f"  --{name} {_type_name(_HINTS[name])} (default: {default!r})")
+        lines.extend("      " + ln for ln in textwrap.wrap(docs.get(name, ""), 88))
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""A categorical distribution restricted to the legal actions.
+
+Illegal logits are replaced by a large negative number, so after the softmax their
+probability is exactly 0 (``exp`` underflows); the entropy sums over legal actions only, so
+it is 0 when one action is legal and ``log(k)`` for a uniform choice among ``k``.
+
+>>> import torch
+>>> logits = torch.tensor([[1.0, 5.0, 0.0, 2.0]])
+>>> mask = torch.tensor([[True, False, True, False]])
+>>> dist = MaskedCategorical(logits, mask)
+>>> dist.probs[0, 1].item(), dist.probs[0, 3].item()
+(0.0, 0.0)
+>>> dist.mode().tolist()
+[0]
+>>> round(MaskedCategorical(torch.zeros(1, 4), mask).entropy().item(), 4)  # log 2
+0.6931
+"""
+
+from __future__ import annotations
+
+import torch
+
+ILLEGAL_LOGIT = -1e9
+"""What an illegal action's logit becomes (far below any float32 logit a network produces)."""
+
+
+class MaskedCategorical:
+    """Categorical over the last axis of ``logits``, zero probability where ``mask`` is False."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
+        mask = mask.bool()
+        if not bool(mask.any(dim=-1).all()):
+            raise ValueError("MaskedCategorical: a row of the action mask has no legal action")
+        self.mask = mask
+        masked = torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
+        self.logits = masked - masked.logsumexp(dim=-1, keepdim=True)
+        self.probs = self.logits.exp()
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        """One action per row, drawn with ``generator`` (illegal actions never come out)."""
+        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+
+    def mode(self) -> torch.Tensor:
+        """The most probable legal action of each row."""
+        return self.logits.argmax(dim=-1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.logits.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        """Entropy over the legal actions only."""
+        plogp = torch.where(self.mask, self.probs * self.logits, torch.zeros_like(self.logits))
+        return -plogp.sum(dim=-1)

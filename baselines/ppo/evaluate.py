@@ -1,0 +1,173 @@
+"""Evaluate a trained policy against scripted agents, with Wilson 95% intervals.
+
+``python -m tabletop_rl.baselines.ppo.evaluate RUN_DIR --games 1000`` (or ``tabletop-rl
+evaluate RUN_DIR``) plays the run's latest checkpoint against each scripted opponent with
+seats rotated (game ``g`` puts the policy in seat ``g mod players``, every other seat is the
+opponent). A game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the
+win rate is the mean credit. Results are printed and written to ``RUN_DIR/evaluation.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..agents import agent_names
+from ..stats import wilson_interval
+from .checkpoint import checkpoint_path, load_checkpoint, network_from_checkpoint
+from .rollout import LEARNER, Decision, GameOver, GameSetup, VecGames
+from .selfplay import game_credit, policy_step
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The policy's results against one opponent."""
+
+    opponent: str
+    games: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    mean_length: float
+
+
+def play_matches(
+    net: nn.Module,
+    env: str,
+    env_kwargs: dict[str, Any],
+    opponent: str,
+    games: int,
+    seed: int,
+    deterministic: bool = True,
+    num_workers: int = 0,
+    num_slots: int = 16,
+) -> MatchResult:
+    """Play ``games`` games of ``net`` against scripted ``opponent``, seats rotated."""
+    vec = VecGames(env, env_kwargs, max(1, min(num_slots, games)), num_workers)
+    try:
+        n = vec.num_players
+        seeds = np.random.default_rng([seed, 7]).integers(2**31, size=(games, 2))
+        gen = torch.Generator().manual_seed(seed)
+        credits = np.zeros(games)
+        lengths = np.zeros(games)
+        slot_game: list[int | None] = [None] * vec.num_slots
+        reports: list[Any] = [None] * vec.num_slots
+        next_game = finished = 0
+        while finished < games:
+            commands: list[tuple[str, Any]] = [("idle", None)] * vec.num_slots
+            deciding = []
+            for i, report in enumerate(reports):
+                if isinstance(report, Decision):
+                    deciding.append(i)
+                elif next_game < games:
+                    g = next_game
+                    next_game += 1
+                    controllers = tuple(LEARNER if seat == g % n else opponent for seat in range(n))
+                    slot_game[i] = g
+                    commands[i] = (
+                        "reset",
+                        GameSetup(int(seeds[g, 0]), int(seeds[g, 1]), controllers),
+                    )
+            if deciding:
+                obs = np.stack([reports[i].obs for i in deciding])
+                masks = np.stack([reports[i].mask for i in deciding])
+                actions, _, _ = policy_step(net, obs, masks, gen, greedy=deterministic)
+                for j, i in enumerate(deciding):
+                    commands[i] = ("act", int(actions[j]))
+            reports = vec.run(commands)
+            for i, report in enumerate(reports):
+                if isinstance(report, GameOver):
+                    g = slot_game[i]
+                    assert g is not None
+                    credits[g] = game_credit(report.winners, g % n, n)
+                    lengths[g] = report.length
+                    finished += 1
+    finally:
+        vec.close()
+    lo, hi = wilson_interval(float(credits.sum()), games)
+    return MatchResult(opponent, games, float(credits.mean()), lo, hi, float(lengths.mean()))
+
+
+def evaluate_against(
+    net: nn.Module,
+    env: str,
+    env_kwargs: dict[str, Any],
+    opponents: list[str],
+    games: int,
+    seed: int,
+    deterministic: bool = True,
+    num_workers: int = 0,
+) -> list[MatchResult]:
+    """:func:`play_matches` against each opponent that exists for ``env`` (others skipped)."""
+    available = set(agent_names(env))
+    return [
+        play_matches(net, env, env_kwargs, name, games, seed, deterministic, num_workers)
+        for name in opponents
+        if name in available
+    ]
+
+
+def format_results(results: list[MatchResult]) -> str:
+    lines = [f"{'opponent':<10} {'games':>6} {'win rate':>9}  95% CI (Wilson)    mean length"]
+    for r in results:
+        lines.append(
+            f"{r.opponent:<10} {r.games:>6} {r.win_rate:>9.3f}  [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+            f"     {r.mean_length:.1f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tabletop-rl evaluate", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("run_dir", help="run directory (or checkpoint file) to evaluate")
+    parser.add_argument("--games", type=int, default=1000, help="games per opponent")
+    parser.add_argument(
+        "--opponents", nargs="+", default=["random", "greedy"], help="scripted agents"
+    )
+    parser.add_argument("--seed", type=int, default=12345, help="seed of the evaluation games")
+    parser.add_argument("--workers", type=int, default=2, help="subprocesses stepping games")
+    parser.add_argument("--sample", action="store_true", help="sample instead of the mode")
+    args = parser.parse_args(argv)
+    if args.games <= 0:
+        parser.error("--games must be > 0")
+    cfg, net = network_from_checkpoint(load_checkpoint(args.run_dir))
+    missing = [o for o in args.opponents if o not in agent_names(cfg.env)]
+    if missing:
+        parser.error(
+            f"no agent {', '.join(missing)} for {cfg.env}; available: "
+            + ", ".join(agent_names(cfg.env))
+        )
+    results = evaluate_against(
+        net,
+        cfg.env,
+        cfg.env_kwargs,
+        args.opponents,
+        args.games,
+        args.seed,
+        not args.sample,
+        args.workers,
+    )
+    print(f"{cfg.env}: {checkpoint_path(args.run_dir)}")
+    print(format_results(results))
+    out = checkpoint_path(args.run_dir).parent / "evaluation.csv"
+    with open(out, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["opponent", "games", "win_rate", "ci_low", "ci_high", "mean_length"])
+        for r in results:
+            writer.writerow([r.opponent, r.games, r.win_rate, r.ci_low, r.ci_high, r.mean_length])
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,140 @@
+"""Generalised advantage estimation and the clipped PPO update, CleanRL style.
+
+>>> import numpy as np
+>>> adv, ret = compute_gae(
+...     rewards=np.array([0.0, 0.0, 1.0], np.float32),
+...     values=np.array([0.5, 0.5, 0.5], np.float32),
+...     next_values=np.array([0.5, 0.5, 0.0], np.float32),
+...     dones=np.array([0.0, 0.0, 1.0], np.float32),
+...     cont=np.array([1.0, 1.0, 0.0], np.float32),
+...     gamma=1.0, gae_lambda=1.0)
+>>> ret.tolist()  # with lambda = 1 the return is the sum of the rewards to come
+[1.0, 1.0, 1.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from .config import PPOConfig
+from .distributions import MaskedCategorical
+from .selfplay import Batch
+
+
+def compute_gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    next_values: np.ndarray,
+    dones: np.ndarray,
+    cont: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages and returns over rows grouped in streams.
+
+    ``next_values`` bootstraps each row (0 when done); ``cont[t]`` is 1 when row ``t + 1`` is
+    the same seat's next transition, so the lambda-recursion runs within a stream only.
+    """
+    deltas = rewards + gamma * next_values * (1.0 - dones) - values
+    adv = np.zeros_like(deltas)
+    last = 0.0
+    for t in range(len(deltas) - 1, -1, -1):
+        last = deltas[t] + gamma * gae_lambda * cont[t] * last
+        adv[t] = last
+    return adv, adv + values
+
+
+def explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
+    """1 - Var[target - pred] / Var[target] (nan when the target is constant)."""
+    var = float(np.var(target))
+    return float("nan") if var == 0 else 1.0 - float(np.var(target - pred)) / var
+
+
+def ppo_update(
+    net: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: Batch,
+    cfg: PPOConfig,
+    gen: torch.Generator,
+) -> dict[str, float]:
+    """Several epochs of clipped-surrogate minibatch updates on ``batch``; the losses and
+    diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance)."""
+    advantages, returns = compute_gae(
+        batch.rewards,
+        batch.values,
+        batch.next_values,
+        batch.dones,
+        batch.cont,
+        cfg.gamma,
+        cfg.gae_lambda,
+    )
+    b_obs = torch.as_tensor(batch.obs, dtype=torch.float32)
+    b_masks = torch.as_tensor(batch.masks).bool()
+    b_actions = torch.as_tensor(batch.actions)
+    b_logps = torch.as_tensor(batch.logps)
+    b_values = torch.as_tensor(batch.values)
+    b_advantages = torch.as_tensor(advantages)
+    b_returns = torch.as_tensor(returns)
+
+    n = len(batch)
+    minibatch_size = max(1, -(-n // cfg.num_minibatches))
+    net.train()
+    clipfracs: list[float] = []
+    approx_kl = old_approx_kl = pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
+    for _epoch in range(cfg.update_epochs):
+        order = torch.randperm(n, generator=gen)
+        for start in range(0, n, minibatch_size):
+            mb = order[start : start + minibatch_size]
+            logits, new_values = net(b_obs[mb])
+            dist = MaskedCategorical(logits, b_masks[mb])
+            new_logps = dist.log_prob(b_actions[mb])
+            entropy = dist.entropy()
+            logratio = new_logps - b_logps[mb]
+            ratio = logratio.exp()
+
+            with torch.no_grad():
+                old_approx_kl = (-logratio).mean()
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+
+            mb_adv = b_advantages[mb]
+            if cfg.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+
+            # Policy loss
+            pg_loss1 = -mb_adv * ratio
+            pg_loss2 = -mb_adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)
+            pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+
+            # Value loss
+            if cfg.clip_vloss:
+                v_unclipped = (new_values - b_returns[mb]) ** 2
+                v_clipped = b_values[mb] + torch.clamp(
+                    new_values - b_values[mb], -cfg.clip_coef, cfg.clip_coef
+                )
+                v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_returns[mb]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((new_values - b_returns[mb]) ** 2).mean()
+
+            entropy_loss = entropy.mean()
+            loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
+
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+
+        if cfg.target_kl > 0 and approx_kl.item() > cfg.target_kl:
+            break
+
+    return {
+        "policy_loss": pg_loss.item(),
+        "value_loss": v_loss.item(),
+        "entropy": entropy_loss.item(),
+        "old_approx_kl": old_approx_kl.item(),
+        "approx_kl": approx_kl.item(),
+        "clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
+        "explained_variance": explained_variance(batch.values, returns),
+    }

@@ -1,0 +1,302 @@
+"""Many games stepped side by side, in subprocess workers or in process.
+
+A :class:`GameSlot` holds one raw environment. Each game it plays is set up by a
+:class:`GameSetup` (the environment's seed, the scripted agents' seed, and who controls each
+seat). Seats held by scripted agents are played inside the slot, so the training process
+only sees the decisions that need a network (the learner's or a past snapshot's): after every
+command a slot reports either a :class:`Decision` (which seat acts, its observation and
+mask) or a :class:`GameOver`. Both carry ``rewards``: what reached each seat since the slot's
+previous report, summed over every agent step in between — this is how the terminal reward
+reaches a seat that moved earlier.
+
+:class:`VecGames` spreads slots over ``multiprocessing.Pipe`` workers (like Stable
+Baselines 3's ``SubprocVecEnv``): one message per worker per round, results in slot order.
+Since every game's randomness comes from its own seeds and the network's actions are chosen
+in the training process, what happens does not depend on the number of workers or on process
+scheduling. A slot's state is therefore its setup plus the network actions of the current
+game, which is all a checkpoint stores: :meth:`GameSlot.replay` rebuilds the game from them.
+
+>>> from tabletop_rl.baselines.ppo.toy import TicTacToeEnv
+>>> slot = GameSlot(TOY_ENV, {})
+>>> report = slot.reset(GameSetup(env_seed=0, agent_seed=1, controllers=("learner", "random")))
+>>> report.seat, int(report.mask.sum())
+(0, 9)
+>>> report = slot.act(4)
+>>> report.seat, int(report.mask.sum())
+(0, 7)
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import multiprocessing as mp
+import sys
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.envs.core.aec import TabletopAECEnv
+from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import available_envs, make
+
+TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
+"""The ``env`` value that selects the tic-tac-toe test game."""
+
+LEARNER = "learner"
+"""Controller of a seat played by the learning network."""
+POOL_PREFIX = "pool:"
+"""Controller ``pool:K`` is snapshot K of the opponent pool (played by a network)."""
+
+
+def make_raw_env(env: str, env_kwargs: dict[str, Any]) -> TabletopAECEnv:
+    """A raw environment from a registered name or a ``"module:callable"`` factory."""
+    if ":" in env:
+        module_name, attr = env.split(":", 1)
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"cannot load environment factory {env!r}: {exc}") from None
+        raw = factory(**env_kwargs)
+    else:
+        if env not in available_envs():
+            raise ConfigError(
+                f"unknown environment {env!r}; available: {', '.join(available_envs())} "
+                "(or a 'module:callable' factory)"
+            )
+        raw = make(env, raw=True, **env_kwargs)
+    if not isinstance(raw, TabletopAECEnv):
+        raise ConfigError(f"{env!r} did not build a TabletopAECEnv (got {type(raw).__name__})")
+    return raw
+
+
+def is_network(controller: str) -> bool:
+    """Whether a seat with this controller is played by a network (learner or snapshot)."""
+    return controller == LEARNER or controller.startswith(POOL_PREFIX)
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """How one game starts: seeds and the controller of every seat."""
+
+    env_seed: int
+    agent_seed: int
+    controllers: tuple[str, ...]
+    """Per seat: ``"learner"``, ``"pool:K"`` or a scripted agent's name."""
+
+
+@dataclass
+class Decision:
+    """A network-controlled seat must act."""
+
+    seat: int
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    steps: int
+    """Agent steps (all seats) since the slot's previous report."""
+
+
+@dataclass
+class GameOver:
+    """The game ended (``winners`` lists seat indices; empty when it was truncated)."""
+
+    rewards: np.ndarray
+    steps: int
+    winners: list[int]
+    truncated: bool
+    length: int
+
+
+Report = Decision | GameOver
+
+
+class GameSlot:
+    """One environment, with the scripted agents of its current game."""
+
+    def __init__(self, env: str, env_kwargs: dict[str, Any]) -> None:
+        self.env_name = env
+        self.env = make_raw_env(env, env_kwargs)
+        self.n = self.env.num_players
+        self.agents: dict[int, Any] = {}
+        self.setup: GameSetup | None = None
+        self.net_actions: list[int] = []
+        self._rewards = np.zeros(self.n, dtype=np.float64)
+        self._length = 0
+        self._reported = 0
+
+    def reset(self, setup: GameSetup) -> Report:
+        from tabletop_rl.baselines.agents import make_agent
+
+        if len(setup.controllers) != self.n:
+            raise ConfigError(f"{self.n}-player game, got {len(setup.controllers)} controllers")
+        self.setup = setup
+        self.net_actions = []
+        self._rewards[:] = 0.0
+        self._length = 0
+        self._reported = 0
+        self.env.reset(seed=setup.env_seed)
+        rng = np.random.default_rng(setup.agent_seed)
+        self.agents = {
+            seat: make_agent(c, self.env_name, rng)
+            for seat, c in enumerate(setup.controllers)
+            if not is_network(c)
+        }
+        return self._advance()
+
+    def act(self, action: int) -> Report:
+        self.net_actions.append(int(action))
+        self._step(int(action))
+        return self._advance()
+
+    def replay(self, setup: GameSetup, net_actions: list[int]) -> Report:
+        """Rebuild a game from its setup and network actions; the report of its last step."""
+        report = self.reset(setup)
+        for a in net_actions:
+            report = self.act(a)
+        return report
+
+    def _step(self, action: int) -> None:
+        env = self.env
+        env.step(action)
+        self._length += 1
+        for i, agent in enumerate(env.possible_agents):
+            self._rewards[i] += env.rewards[agent]
+
+    def _take_rewards(self) -> tuple[np.ndarray, int]:
+        out = self._rewards.astype(np.float32)
+        self._rewards[:] = 0.0
+        steps = self._length - self._reported
+        self._reported = self._length
+        return out, steps
+
+    def _advance(self) -> Report:
+        env = self.env
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                truncated = bool(env.truncations[agent]) and not env.terminations[agent]
+                winners = [] if truncated else [env.possible_agents.index(a) for a in env.winners()]
+                return GameOver(*self._take_rewards(), winners, truncated, self._length)
+            seat = env.possible_agents.index(agent)
+            scripted = self.agents.get(seat)
+            if scripted is None:
+                obs = env.observe(agent)
+                return Decision(seat, obs["observation"], obs["action_mask"], *self._take_rewards())
+            self._step(int(scripted.act(env.observe(agent), env.public_view(agent))))
+
+
+# --------------------------------------------------------------------------- workers
+Command = tuple[str, Any]
+"""``("reset", GameSetup)``, ``("act", action)``, ``("replay", (setup, actions))``, or
+``("idle", None)`` (no report)."""
+
+
+def _run_commands(slots: list[GameSlot], commands: list[Command]) -> list[Report | None]:
+    out: list[Report | None] = []
+    for slot, (kind, arg) in zip(slots, commands, strict=True):
+        if kind == "act":
+            out.append(slot.act(arg))
+        elif kind == "reset":
+            out.append(slot.reset(arg))
+        elif kind == "replay":
+            out.append(slot.replay(*arg))
+        elif kind == "idle":
+            out.append(None)
+        else:
+            raise ValueError(f"unknown slot command {kind!r}")
+    return out
+
+
+def _worker(conn: Connection, env: str, env_kwargs: dict[str, Any], n_slots: int) -> None:
+    try:
+        slots = [GameSlot(env, env_kwargs) for _ in range(n_slots)]
+        conn.send(("ok", None))
+        while True:
+            message = conn.recv()
+            if message is None:
+                break
+            try:
+                conn.send(("ok", _run_commands(slots, message)))
+            except Exception as exc:  # report to the parent, which re-raises
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    except (EOFError, KeyboardInterrupt, BrokenPipeError):
+        pass
+    except Exception as exc:
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+class VecGames:
+    """``num_slots`` games over ``num_workers`` subprocesses (0: in this process)."""
+
+    def __init__(
+        self, env: str, env_kwargs: dict[str, Any], num_slots: int, num_workers: int
+    ) -> None:
+        self.num_slots = num_slots
+        probe = make_raw_env(env, env_kwargs)
+        self.num_players = probe.num_players
+        self.num_actions = probe.info.num_actions
+        self._local: list[GameSlot] = []
+        self._conns: list[Connection] = []
+        self._procs: list[Any] = []
+        workers = min(num_workers, num_slots)
+        if workers == 0:
+            self._local = [GameSlot(env, env_kwargs) for _ in range(num_slots)]
+            self._shards = [(0, num_slots)]
+            return
+        bounds = np.linspace(0, num_slots, workers + 1).round().astype(int)
+        self._shards = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        method = "fork" if sys.platform.startswith("linux") else "spawn"
+        ctx = mp.get_context(method)
+        for a, b in self._shards:
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker, args=(child, env, env_kwargs, b - a), daemon=True)
+            proc.start()
+            child.close()
+            self._conns.append(parent)
+            self._procs.append(proc)
+        for conn in self._conns:
+            self._receive(conn)
+
+    @staticmethod
+    def _receive(conn: Connection) -> Any:
+        status, payload = conn.recv()
+        if status != "ok":
+            raise RuntimeError(f"game worker failed: {payload}")
+        return payload
+
+    def run(self, commands: list[Command]) -> list[Report | None]:
+        """One command per slot; the slots' reports in slot order."""
+        if len(commands) != self.num_slots:
+            raise ValueError(f"need {self.num_slots} commands, got {len(commands)}")
+        if self._local:
+            return _run_commands(self._local, commands)
+        for conn, (a, b) in zip(self._conns, self._shards, strict=True):
+            conn.send(commands[a:b])
+        out: list[Report | None] = []
+        for conn in self._conns:
+            out.extend(self._receive(conn))
+        return out
+
+    def close(self) -> None:
+        for conn in self._conns:
+            try:
+                conn.send(None)
+                conn.close()
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self._conns, self._procs = [], []
+
+    def __enter__(self) -> VecGames:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,362 @@
+"""Self-play collection: opponents, per-seat transitions, and the collector's checkpoint state.
+
+Every new game puts the learner in one random seat (its *primary* seat, whose results are
+logged); each other seat is filled, with the config's ``opponents`` weights, by the learner
+itself (``self``), a past snapshot of the learner from the pool (``pool``), or a scripted
+agent. One shared learner network plays all its seats.
+
+Transitions are stored **per seat**: a learner seat's transition holds its own observation,
+mask, action, log-probability and value; its reward is everything that reaches that seat
+until it acts again (the opponents' moves in between, the terminal reward included) and it
+is *finalised* only then — with the value of that next observation as bootstrap — or at the
+end of the game (done). A transition still waiting at the end of a rollout is carried over
+to the next one, so no reward is ever cut off at a rollout boundary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from .config import PPOConfig
+from .distributions import MaskedCategorical
+from .rollout import LEARNER, POOL_PREFIX, Decision, GameOver, GameSetup, Report, VecGames
+
+
+@dataclass
+class Transition:
+    """One decision of one learner seat (reward accumulates until it is finalised)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: int
+    logp: float
+    value: float
+    reward: float = 0.0
+    done: bool = False
+    next_value: float = 0.0
+
+
+@dataclass
+class Batch:
+    """Finalised transitions, grouped by stream (slot, seat) in time order."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    logps: np.ndarray
+    values: np.ndarray
+    rewards: np.ndarray
+    dones: np.ndarray
+    next_values: np.ndarray
+    cont: np.ndarray
+    """1 where the next row is this stream's next transition (same game), else 0."""
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+@dataclass
+class RolloutStats:
+    """What one collection did, for logging."""
+
+    env_time: float = 0.0
+    net_time: float = 0.0
+    agent_steps: int = 0
+    decisions: int = 0
+    games: list[tuple[str, float, float, int]] = field(default_factory=list)
+    """Finished games: (opponent key, primary seat's credit, its return, length)."""
+
+
+@dataclass
+class _SlotState:
+    setup: GameSetup | None = None
+    net_actions: list[int] = field(default_factory=list)
+    report: Report | None = None
+    primary: int = 0
+    ep_return: float = 0.0
+    pending: dict[int, Transition] = field(default_factory=dict)
+
+
+def opponent_key(controllers: tuple[str, ...], primary: int) -> str:
+    """Name of the opposition the primary seat faced (``self`` when only the learner played).
+
+    >>> opponent_key(("learner", "greedy"), 0), opponent_key(("pool:3", "learner"), 1)
+    ('greedy', 'pool')
+    >>> opponent_key(("learner", "learner", "random"), 0)
+    'random+self'
+    """
+    names = set()
+    for seat, c in enumerate(controllers):
+        if seat != primary:
+            names.add("self" if c == LEARNER else "pool" if c.startswith(POOL_PREFIX) else c)
+    return "+".join(sorted(names))
+
+
+def game_credit(winners: list[int], seat: int, num_players: int) -> float:
+    """1 for a sole win, 1/k for a win shared by k, 0 for a loss; 1/n for a truncated game.
+
+    >>> game_credit([0], 0, 2), game_credit([0, 1], 1, 2), game_credit([1], 0, 2)
+    (1.0, 0.5, 0.0)
+    """
+    if not winners:
+        return 1.0 / num_players
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+@torch.no_grad()
+def policy_step(
+    net: nn.Module, obs: np.ndarray, masks: np.ndarray, gen: torch.Generator, greedy: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Actions (sampled with ``gen``, or the mode), their log-probabilities, and values."""
+    logits, values = net(torch.as_tensor(obs, dtype=torch.float32))
+    dist = MaskedCategorical(logits, torch.as_tensor(masks).bool())
+    actions = dist.mode() if greedy else dist.sample(gen)
+    return actions.numpy(), dist.log_prob(actions).numpy(), values.numpy()
+
+
+class SelfPlayCollector:
+    """Plays ``vec``'s games with the learner and its opponents; yields finalised batches."""
+
+    def __init__(
+        self,
+        cfg: PPOConfig,
+        vec: VecGames,
+        learner: nn.Module,
+        gen: torch.Generator,
+        net_factory: Callable[[], nn.Module],
+    ) -> None:
+        self.cfg = cfg
+        self.vec = vec
+        self.learner = learner
+        self.gen = gen
+        self.net_factory = net_factory
+        self.rng = np.random.default_rng([cfg.seed, 1])
+        names = sorted(cfg.opponents)
+        weights = np.array([cfg.opponents[k] for k in names], dtype=np.float64)
+        self.opponent_names = names
+        self.opponent_p = weights / weights.sum()
+        self.pool_ids: list[int] = []
+        self.pool_nets: dict[int, nn.Module] = {}
+        self.next_pool_id = 0
+        self.slots = [_SlotState() for _ in range(vec.num_slots)]
+
+    # ------------------------------------------------------------------ opponents
+    def add_snapshot(self) -> None:
+        """Copy the learner into the opponent pool (dropping the oldest beyond pool_size)."""
+        net = self.net_factory()
+        net.load_state_dict(self.learner.state_dict())
+        net.eval()
+        self.pool_nets[self.next_pool_id] = net
+        self.pool_ids.append(self.next_pool_id)
+        self.next_pool_id += 1
+        del self.pool_ids[: -self.cfg.pool_size]
+        self._drop_unused_snapshots()
+
+    def _drop_unused_snapshots(self) -> None:
+        used = set(self.pool_ids)
+        for s in self.slots:
+            if s.setup is not None:
+                used.update(
+                    int(c[len(POOL_PREFIX) :])
+                    for c in s.setup.controllers
+                    if c.startswith(POOL_PREFIX)
+                )
+        for k in list(self.pool_nets):
+            if k not in used:
+                del self.pool_nets[k]
+
+    def new_setup(self) -> tuple[GameSetup, int]:
+        """A new game's setup and the learner's primary seat."""
+        n = self.vec.num_players
+        primary = int(self.rng.integers(n))
+        controllers = []
+        for seat in range(n):
+            if seat == primary:
+                controllers.append(LEARNER)
+                continue
+            kind = self.opponent_names[
+                int(self.rng.choice(len(self.opponent_names), p=self.opponent_p))
+            ]
+            if kind == "self" or (kind == "pool" and not self.pool_ids):
+                controllers.append(LEARNER)
+            elif kind == "pool":
+                pid = self.pool_ids[int(self.rng.integers(len(self.pool_ids)))]
+                controllers.append(f"{POOL_PREFIX}{pid}")
+            else:
+                controllers.append(kind)
+        seeds = self.rng.integers(2**31, size=2)
+        return GameSetup(int(seeds[0]), int(seeds[1]), tuple(controllers)), primary
+
+    # ------------------------------------------------------------------ collection
+    def collect(self, rounds: int) -> tuple[Batch, RolloutStats]:
+        """Play ``rounds`` decision rounds over all games; the transitions finalised meanwhile."""
+        import time
+
+        stats = RolloutStats()
+        done: dict[tuple[int, int], list[Transition]] = defaultdict(list)
+        self.learner.eval()
+        for _ in range(rounds):
+            commands: list[tuple[str, Any]] = [("idle", None)] * len(self.slots)
+            groups: dict[str, list[int]] = defaultdict(list)
+            for i, s in enumerate(self.slots):
+                if s.report is None or isinstance(s.report, GameOver):
+                    setup, primary = self.new_setup()
+                    s.setup, s.primary, s.ep_return, s.net_actions = setup, primary, 0.0, []
+                    commands[i] = ("reset", setup)
+                else:
+                    assert isinstance(s.report, Decision) and s.setup is not None
+                    groups[s.setup.controllers[s.report.seat]].append(i)
+            t0 = time.perf_counter()
+            for controller in sorted(groups, key=lambda c: (c != LEARNER, c)):
+                rows = groups[controller]
+                decisions = [self.slots[i].report for i in rows]
+                obs = np.stack([d.obs for d in decisions])  # type: ignore[union-attr]
+                masks = np.stack([d.mask for d in decisions])  # type: ignore[union-attr]
+                if controller == LEARNER:
+                    net = self.learner
+                else:
+                    net = self.pool_nets[int(controller[len(POOL_PREFIX) :])]
+                actions, logps, values = policy_step(net, obs, masks, self.gen)
+                for j, i in enumerate(rows):
+                    s = self.slots[i]
+                    seat = s.report.seat  # type: ignore[union-attr]
+                    a = int(actions[j])
+                    if controller == LEARNER:
+                        prev = s.pending.pop(seat, None)
+                        if prev is not None:
+                            prev.next_value = float(values[j])
+                            done[(i, seat)].append(prev)
+                        s.pending[seat] = Transition(
+                            obs[j], masks[j], a, float(logps[j]), float(values[j])
+                        )
+                        stats.decisions += 1
+                    s.net_actions.append(a)
+                    commands[i] = ("act", a)
+            t1 = time.perf_counter()
+            reports = self.vec.run(commands)
+            t2 = time.perf_counter()
+            stats.net_time += t1 - t0
+            stats.env_time += t2 - t1
+            for i, report in enumerate(reports):
+                s = self.slots[i]
+                s.report = report
+                assert report is not None and s.setup is not None
+                stats.agent_steps += report.steps
+                for seat, tr in s.pending.items():
+                    tr.reward += float(report.rewards[seat])
+                s.ep_return += float(report.rewards[s.primary])
+                if isinstance(report, GameOver):
+                    for seat in sorted(s.pending):
+                        tr = s.pending[seat]
+                        tr.done, tr.next_value = True, 0.0
+                        done[(i, seat)].append(tr)
+                    s.pending = {}
+                    key = opponent_key(s.setup.controllers, s.primary)
+                    credit = game_credit(report.winners, s.primary, self.vec.num_players)
+                    stats.games.append((key, credit, s.ep_return, report.length))
+        self._drop_unused_snapshots()
+        return self._batch(done), stats
+
+    def _batch(self, done: dict[tuple[int, int], list[Transition]]) -> Batch:
+        rows = [tr for key in sorted(done) for tr in done[key]]
+        cont = np.zeros(len(rows), dtype=np.float32)
+        k = 0
+        for key in sorted(done):
+            n = len(done[key])
+            for j in range(n - 1):
+                cont[k + j] = 0.0 if done[key][j].done else 1.0
+            k += n
+        num_actions = self.vec.num_actions
+        return Batch(
+            obs=np.stack([t.obs for t in rows]) if rows else np.zeros((0, 0), np.float32),
+            masks=np.stack([t.mask for t in rows]) if rows else np.zeros((0, num_actions), np.int8),
+            actions=np.array([t.action for t in rows], dtype=np.int64),
+            logps=np.array([t.logp for t in rows], dtype=np.float32),
+            values=np.array([t.value for t in rows], dtype=np.float32),
+            rewards=np.array([t.reward for t in rows], dtype=np.float32),
+            dones=np.array([t.done for t in rows], dtype=np.float32),
+            next_values=np.array([t.next_value for t in rows], dtype=np.float32),
+            cont=cont,
+        )
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """The collector's state as tensors and plain containers (for ``weights_only`` loads)."""
+        slots = []
+        for s in self.slots:
+            entry: dict[str, Any] = {
+                "setup": None,
+                "net_actions": list(s.net_actions),
+                "primary": s.primary,
+                "ep_return": s.ep_return,
+                "game_over": isinstance(s.report, GameOver),
+                "pending": {},
+            }
+            if s.setup is not None:
+                entry["setup"] = [s.setup.env_seed, s.setup.agent_seed, list(s.setup.controllers)]
+            for seat, tr in s.pending.items():
+                entry["pending"][seat] = {
+                    "obs": torch.from_numpy(tr.obs.copy()),
+                    "mask": torch.from_numpy(tr.mask.copy()),
+                    "action": tr.action,
+                    "logp": tr.logp,
+                    "value": tr.value,
+                    "reward": tr.reward,
+                }
+            slots.append(entry)
+        return {
+            "rng": json.dumps(self.rng.bit_generator.state),
+            "slots": slots,
+            "pool_ids": list(self.pool_ids),
+            "pool_nets": {k: net.state_dict() for k, net in self.pool_nets.items()},
+            "next_pool_id": self.next_pool_id,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`state_dict`, replaying every running game in its slot."""
+        self.rng.bit_generator.state = json.loads(state["rng"])
+        self.pool_ids = list(state["pool_ids"])
+        self.next_pool_id = int(state["next_pool_id"])
+        self.pool_nets = {}
+        for k, sd in state["pool_nets"].items():
+            net = self.net_factory()
+            net.load_state_dict(sd)
+            net.eval()
+            self.pool_nets[int(k)] = net
+        commands: list[tuple[str, Any]] = []
+        for s, entry in zip(self.slots, state["slots"], strict=True):
+            s.net_actions = list(entry["net_actions"])
+            s.primary = int(entry["primary"])
+            s.ep_return = float(entry["ep_return"])
+            s.setup = None
+            s.report = None
+            s.pending = {
+                int(seat): Transition(
+                    p["obs"].numpy(),
+                    p["mask"].numpy(),
+                    int(p["action"]),
+                    p["logp"],
+                    p["value"],
+                    p["reward"],
+                )
+                for seat, p in entry["pending"].items()
+            }
+            if entry["setup"] is None:
+                commands.append(("idle", None))
+            else:
+                env_seed, agent_seed, controllers = entry["setup"]
+                s.setup = GameSetup(int(env_seed), int(agent_seed), tuple(controllers))
+                commands.append(("replay", (s.setup, s.net_actions)))
+        reports = self.vec.run(commands)
+        for s, entry, report in zip(self.slots, state["slots"], reports, strict=True):
+            s.report = report
+            if report is not None and isinstance(report, GameOver) != entry["game_over"]:
+                raise RuntimeError("checkpoint replay diverged: a game ended differently")

@@ -1,0 +1,116 @@
+"""The masked categorical distribution and the networks' output shapes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_rl.baselines.ppo.distributions import MaskedCategorical  # noqa: E402
+from tabletop_rl.baselines.ppo.networks import build_network  # noqa: E402
+from tabletop_rl.baselines.ppo.toy import TicTacToeEnv  # noqa: E402
+from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: E402
+from tabletop_rl.envs.errors import ConfigError  # noqa: E402
+
+
+def _random_case(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    logits = torch.randn(64, 12, generator=gen) * 5
+    mask = torch.rand(64, 12, generator=gen) < 0.3
+    mask[torch.arange(64), torch.randint(0, 12, (64,), generator=gen)] = True
+    return logits, mask
+
+
+def test_illegal_actions_have_zero_probability_and_are_never_sampled() -> None:
+    logits, mask = _random_case(0)
+    logits[~mask] += 100.0  # illegal actions would dominate without the mask
+    dist = MaskedCategorical(logits, mask)
+    assert torch.all(dist.probs[~mask] == 0)
+    assert torch.allclose(dist.probs.sum(-1), torch.ones(64))
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(20):
+        actions = dist.sample(gen)
+        assert mask[torch.arange(64), actions].all()
+    assert mask[torch.arange(64), dist.mode()].all()
+
+
+def test_probabilities_are_the_softmax_over_legal_actions() -> None:
+    logits, mask = _random_case(2)
+    dist = MaskedCategorical(logits, mask)
+    for row in range(8):
+        legal = mask[row].nonzero().squeeze(-1)
+        expected = torch.softmax(logits[row, legal], dim=0)
+        assert torch.allclose(dist.probs[row, legal], expected, atol=1e-6)
+        k = len(legal)
+        row_dist = MaskedCategorical(logits[row].expand(k, -1), mask[row].expand(k, -1))
+        log_probs = row_dist.log_prob(legal)
+        assert torch.allclose(log_probs, expected.log(), atol=1e-5)
+
+
+def test_entropy_counts_legal_actions_only() -> None:
+    mask = torch.zeros(4, 10, dtype=torch.bool)
+    for k in range(1, 5):
+        mask[k - 1, :k] = True
+    dist = MaskedCategorical(torch.zeros(4, 10), mask)
+    expected = torch.tensor([math.log(k) for k in range(1, 5)])
+    assert torch.allclose(dist.entropy(), expected, atol=1e-6)
+    logits, mask = _random_case(3)
+    dist = MaskedCategorical(logits, mask)
+    assert torch.isfinite(dist.entropy()).all()
+    p = dist.probs
+    manual = -(p * p.clamp_min(1e-30).log()).sum(-1)
+    assert torch.allclose(dist.entropy(), manual, atol=1e-5)
+
+
+def test_gradients_stay_finite_through_masked_logits() -> None:
+    logits, mask = _random_case(4)
+    logits.requires_grad_(True)
+    dist = MaskedCategorical(logits, mask)
+    (dist.entropy().sum() + dist.log_prob(dist.mode()).sum()).backward()
+    assert torch.isfinite(logits.grad).all()
+    assert torch.all(logits.grad[~mask] == 0)
+
+
+def test_a_row_without_legal_action_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no legal action"):
+        MaskedCategorical(torch.zeros(2, 3), torch.tensor([[1, 0, 0], [0, 0, 0]]))
+
+
+@pytest.mark.parametrize("kind", ["conv", "mlp"])
+def test_networks_score_every_action(kind: str) -> None:
+    env = TicTacToeEnv()
+    net = build_network(kind, env.layout, env.action_layout(), 9, [8, 8], [16], seed=0)
+    logits, value = net(torch.zeros(5, env.layout.size))
+    assert logits.shape == (5, 9) and value.shape == (5,)
+    again = build_network(kind, env.layout, env.action_layout(), 9, [8, 8], [16], seed=0)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(net.state_dict().values(), again.state_dict().values(), strict=True)
+    )
+
+
+def test_conv_network_mixes_spatial_and_flat_action_groups() -> None:
+    layout = ObservationLayout(
+        (
+            Field("board", (3, 4, 5), "planes", spatial=True),
+            Field("hand", (6,), "hand", high=3.0),
+        )
+    )
+    actions = ObservationLayout(
+        (
+            Field("place", (2, 4, 5), "place here", spatial=True),
+            Field("other", (3,), "swap, pass, end"),
+        )
+    )
+    net = build_network("conv", layout, actions, 43, [8], [16], seed=0)
+    obs = torch.zeros(2, layout.size)
+    obs[0, 0] = 1.0  # a mark on cell (0, 0) of plane 0
+    logits, _ = net(obs)
+    assert logits.shape == (2, 43)
+    with pytest.raises(ConfigError, match="covers"):
+        bad = ObservationLayout((Field("place", (1, 3, 3), "", spatial=True), Field("x", (3,), "")))
+        build_network("conv", layout, bad, 12, [8], [16], seed=0)
+    with pytest.raises(ConfigError, match="action layout covers"):
+        build_network("conv", layout, actions, 44, [8], [16], seed=0)

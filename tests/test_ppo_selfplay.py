@@ -1,0 +1,147 @@
+"""Per-seat transition bookkeeping of the self-play collector, on hand-made games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_rl.baselines.ppo.config import PPOConfig  # noqa: E402
+from tabletop_rl.baselines.ppo.networks import build_network  # noqa: E402
+from tabletop_rl.baselines.ppo.ppo import compute_gae  # noqa: E402
+from tabletop_rl.baselines.ppo.rollout import GameOver, GameSetup, GameSlot, VecGames  # noqa: E402
+from tabletop_rl.baselines.ppo.selfplay import SelfPlayCollector  # noqa: E402
+from tabletop_rl.envs.core.aec import StepResult, TabletopAECEnv  # noqa: E402
+from tabletop_rl.envs.core.game_info import GameInfo  # noqa: E402
+from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: E402
+
+
+class RelayGame(TabletopAECEnv):
+    """Seats alternate 0, 1, 0, 1; each turn exactly one action (the turn number) is legal.
+
+    Seat 1's last move ends the game and seat 0 — who moved *earlier* — wins, so its terminal
+    reward arrives after the opponent's move.
+    """
+
+    info = GameInfo("relay", 2, 2, 2, 4, 4, True, False, reward_modes=("win",))
+
+    def _build_layout(self) -> ObservationLayout:
+        return ObservationLayout(
+            (Field("seat", (2,), "one-hot observer"), Field("turn", (4,), "one-hot turn"))
+        )
+
+    def _new_state(self, rng: np.random.Generator) -> dict[str, int]:
+        return {"turn": 0}
+
+    def _current_player(self) -> int:
+        return self.state["turn"] % 2
+
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(4, dtype=np.int8)
+        mask[self.state["turn"]] = 1
+        return mask
+
+    def _apply(self, action: int) -> StepResult:
+        self.state["turn"] += 1
+        return StepResult(game_over=self.state["turn"] == 4)
+
+    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
+        views["seat"][player] = 1.0
+        views["turn"][min(self.state["turn"], 3)] = 1.0
+
+    def _winners(self) -> list[int]:
+        return [0]
+
+    def _explain_illegal(self, action: int) -> str:
+        return "not this turn's action"
+
+    def public_view(self, agent: str) -> Any:
+        return None
+
+
+ENV = f"{__name__}:RelayGame"
+
+
+def _collector(opponents: dict[str, float]) -> SelfPlayCollector:
+    cfg = PPOConfig(env=ENV, num_envs=1, num_workers=0, opponents=opponents, seed=3)
+    vec = VecGames(ENV, {}, 1, 0)
+    raw = RelayGame()
+
+    def factory() -> torch.nn.Module:
+        return build_network("mlp", raw.layout, raw.action_layout(), 4, [], [8], seed=0)
+
+    return SelfPlayCollector(cfg, vec, factory(), torch.Generator().manual_seed(0), factory)
+
+
+def _rows(batch: Any) -> list[tuple[int, int, float, float, float]]:
+    """(observer seat, action, reward, done, cont) per row."""
+    seats = batch.obs[:, :2].argmax(1)
+    return [
+        (int(s), int(a), float(r), float(d), float(c))
+        for s, a, r, d, c in zip(
+            seats, batch.actions, batch.rewards, batch.dones, batch.cont, strict=True
+        )
+    ]
+
+
+def test_terminal_reward_reaches_the_seat_that_moved_earlier() -> None:
+    collector = _collector({"self": 1.0})  # the learner holds both seats
+    batch, stats = collector.collect(5)  # reset + 4 moves
+    # Stream (slot 0, seat 0) first, then seat 1; each in time order.
+    assert _rows(batch) == [
+        (0, 0, 0.0, 0.0, 1.0),
+        (0, 2, 1.0, 1.0, 0.0),  # seat 0's last move: +1 arrives after seat 1 ended the game
+        (1, 1, 0.0, 0.0, 1.0),
+        (1, 3, -1.0, 1.0, 0.0),
+    ]
+    # Each row holds that seat's own observation; a non-final row bootstraps from the value
+    # of the same seat's next observation.
+    assert batch.next_values[0] == pytest.approx(batch.values[1])
+    assert batch.next_values[2] == pytest.approx(batch.values[3])
+    assert batch.next_values[1] == 0.0 and batch.next_values[3] == 0.0
+    assert [g[0] for g in stats.games] == ["self"] and stats.decisions == 4
+    _adv, ret = compute_gae(
+        batch.rewards, batch.values, batch.next_values, batch.dones, batch.cont, 1.0, 1.0
+    )
+    assert ret.tolist() == pytest.approx([1.0, 1.0, -1.0, -1.0])
+
+
+def test_pending_transitions_carry_over_rollout_boundaries() -> None:
+    whole = _collector({"self": 1.0}).collect(5)[0]
+    split = _collector({"self": 1.0})
+    first, _ = split.collect(3)  # reset, seat 0 moves, seat 1 moves: nothing is final yet
+    assert len(first) == 0
+    second, stats = split.collect(2)
+    assert _rows(second) == _rows(whole)
+    np.testing.assert_allclose(second.logps, whole.logps)
+    assert len(stats.games) == 1
+
+
+def test_only_learner_seats_are_stored_against_a_scripted_opponent() -> None:
+    collector = _collector({"random": 1.0})
+    batch, stats = collector.collect(12)
+    assert stats.games and all(key == "random" for key, *_ in stats.games)
+    for seat, _action, reward, done, _ in _rows(batch):
+        if done:
+            assert reward == (1.0 if seat == 0 else -1.0)
+        else:
+            assert reward == 0.0
+    # The learner's primary seat changes between games; every seat it held is its own stream.
+    for _key, credit, ret, length in stats.games:
+        assert length == 4 and credit in (0.0, 1.0) and ret == (1.0 if credit else -1.0)
+
+
+def test_slot_reports_rewards_of_every_agent_step() -> None:
+    slot = GameSlot(ENV, {})
+    report = slot.reset(GameSetup(0, 0, ("learner", "random")))
+    assert report.seat == 0  # the random agent's moves happen inside the slot
+    report = slot.act(0)
+    assert report.seat == 0 and report.steps == 2
+    report = slot.act(2)
+    assert isinstance(report, GameOver)
+    assert report.rewards.tolist() == [1.0, -1.0] and report.winners == [0]
+    replayed = GameSlot(ENV, {}).replay(GameSetup(0, 0, ("learner", "random")), [0, 2])
+    assert isinstance(replayed, GameOver) and replayed.length == 4

@@ -1,0 +1,98 @@
+"""End to end: a smoke training run, evaluation, the agent, and resuming after a kill."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_rl.baselines.ppo import evaluate, train  # noqa: E402
+from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
+from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint  # noqa: E402
+from tabletop_rl.baselines.ppo.config import apply_overrides, load_config  # noqa: E402
+from tabletop_rl.baselines.ppo.rollout import make_raw_env  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = str(ROOT / "configs" / "smoke.yaml")
+
+
+def _updates(run_dir: Path) -> list[int]:
+    with open(run_dir / "progress.csv", newline="") as f:
+        return [int(row["update"]) for row in csv.DictReader(f)]
+
+
+def test_smoke_run_trains_evaluates_and_yields_an_agent(tmp_path: Path) -> None:
+    run_dir = tmp_path / "smoke"
+    assert train.main([SMOKE, "--run_dir", str(run_dir)]) == 0
+    for name in ("config.yaml", "checkpoint.pt", "progress.csv", "eval.csv"):
+        assert (run_dir / name).is_file(), name
+    assert any((run_dir / "tb").iterdir())
+    state = load_checkpoint(run_dir)  # weights_only=True
+    cfg = load_config(run_dir / "config.yaml")
+    assert state["global_step"] >= cfg.total_steps and state["update"] == _updates(run_dir)[-1]
+    # A second run into the same directory must not overwrite it silently.
+    assert train.main([SMOKE, "--run_dir", str(run_dir)]) == 2
+
+    assert (
+        evaluate.main([str(run_dir), "--games", "20", "--opponents", "random", "--workers", "0"])
+        == 0
+    )
+    assert (run_dir / "evaluation.csv").is_file()
+
+    agent = load_ppo_agent(str(run_dir), cfg.env, np.random.default_rng(0), greedy=False)
+    env = make_raw_env(cfg.env, cfg.env_kwargs)
+    env.reset(seed=0)
+    while not any(env.terminations.values()):
+        obs = env.observe(env.agent_selection)
+        action = agent.act(obs)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+
+
+class _Killed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("workers", [1])
+def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path, workers: int) -> None:
+    args = [
+        "--total_steps",
+        "1600",
+        "--checkpoint_every",
+        "1",
+        "--eval_every",
+        "0",
+        "--eval_games",
+        "10",
+        "--num_workers",
+        str(workers),
+        "--snapshot_every",
+        "1",
+    ]
+    straight = tmp_path / "straight"
+    cfg = apply_overrides(load_config(SMOKE), [*args, "--run_dir", str(straight)])
+    train.train(cfg)
+
+    killed = tmp_path / "killed"
+    cfg = apply_overrides(load_config(SMOKE), [*args, "--run_dir", str(killed)])
+
+    def kill_after_second_update(update: int) -> None:
+        if update == 2:
+            raise _Killed
+
+    with pytest.raises(_Killed):
+        train.train(cfg, on_update=kill_after_second_update)
+    assert load_checkpoint(killed)["update"] == 2
+    assert train.main([SMOKE, *args, "--run_dir", str(killed), "--resume"]) == 0
+
+    a, b = load_checkpoint(straight), load_checkpoint(killed)
+    assert a["update"] == b["update"] > 2 and a["global_step"] == b["global_step"]
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+    assert _updates(killed) == list(range(1, b["update"] + 1))
+    with open(straight / "eval.csv") as fa, open(killed / "eval.csv") as fb:
+        assert fa.read() == fb.read()

@@ -1,0 +1,377 @@
+"""The table: laid tiles, their lines, and the pawns on them (a Liniell *position*).
+
+Cells live in a 7 x 7 window whose middle cell (3, 3) takes the first tile. Because the laid
+area must always fit in a 4 x 4 square that contains the first tile, every reachable
+placement lies inside this window. A cell is numbered ``row * 7 + col``; a line piece
+(one group of one tile) is numbered ``cell * 4 + group``.
+
+Rules implemented here (rules reference, "Laying a tile"):
+
+- the first tile goes to the middle of the table;
+- every later tile shares at least one full side with a laid tile;
+- after every placement the laid area fits inside a 4 x 4 square;
+- a placement that would join two or more lines occupied by pawns of the same colour is
+  forbidden; **[decision]** whether a placement is legal is judged on the pawns as they
+  stood before the tile was laid.
+
+>>> from tabletop_rl.envs.liniell.tileset import load_tile_set
+>>> board = Board(load_tile_set("default"))
+>>> board.legal_placements(board.tile_set.index("cross"))
+[(24, 0), (24, 1), (24, 2), (24, 3)]
+>>> board.lay(24, board.tile_set.index("cross"), 0)
+()
+>>> sorted({cell for cell, _ in board.legal_placements(0)})
+[17, 23, 25, 31]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import IllegalMoveError
+from .lines import LineSet
+from .scoring import PlayerScore, RouteScore, score_line
+from .tiles import PORT_DELTA, Orientation, Port
+from .tileset import SQUARE, TileSet
+
+WINDOW = 7
+CENTRE = WINDOW // 2
+NUM_CELLS = WINDOW * WINDOW
+CENTRE_CELL = CENTRE * WINDOW + CENTRE
+#: Pawn slot value of a pawn in its owner's supply.
+IN_SUPPLY = -1
+PAWNS_PER_PLAYER = 2
+
+
+def _neighbours() -> tuple[tuple[int, int, int, int], ...]:
+    table = []
+    for cell in range(NUM_CELLS):
+        r, c = divmod(cell, WINDOW)
+        row = []
+        for dr, dc in PORT_DELTA:
+            rr, cc = r + dr, c + dc
+            row.append(rr * WINDOW + cc if 0 <= rr < WINDOW and 0 <= cc < WINDOW else -1)
+        table.append(tuple(row))
+    return tuple(table)  # type: ignore[return-value]
+
+
+#: NEIGHBOUR[cell][port]: the cell across that port, or -1 outside the window.
+NEIGHBOUR = _neighbours()
+
+
+@dataclass(frozen=True)
+class Join:
+    """Occupied lines joined into one by a placement; a compulsory pawn move follows.
+
+    ``port`` is the first port (N, E, S, W, laid orientation) of the laid tile that the
+    joined line touches; ``piece`` is the laid tile's piece at that port.
+    """
+
+    port: Port
+    piece: int
+    occupied_lines: int
+
+
+class Board:
+    """Laid tiles, the lines they form, and every player's two pawns."""
+
+    __slots__ = (
+        "_scores",
+        "cell_kind",
+        "cell_orient",
+        "cmax",
+        "cmin",
+        "lines",
+        "num_laid",
+        "num_players",
+        "pawns",
+        "rmax",
+        "rmin",
+        "tile_set",
+    )
+
+    def __init__(self, tile_set: TileSet, num_players: int = 2) -> None:
+        self.tile_set = tile_set
+        self.num_players = num_players
+        self.cell_kind: list[int] = [-1] * NUM_CELLS
+        self.cell_orient: list[Orientation | None] = [None] * NUM_CELLS
+        self.lines = LineSet(NUM_CELLS * 4)
+        #: pawns[player][slot]: the piece the pawn stands on, or IN_SUPPLY.
+        self.pawns: list[list[int]] = [[IN_SUPPLY] * PAWNS_PER_PLAYER for _ in range(num_players)]
+        self.num_laid = 0
+        self.rmin = self.cmin = WINDOW
+        self.rmax = self.cmax = -1
+        self._scores: dict[int, RouteScore] = {}
+
+    # ----------------------------------------------------------------- queries
+    def cell_of(self, row: int, col: int) -> int:
+        """The window cell of grid cell (``row``, ``col``) of :func:`to_text` 's grid.
+
+        The grid's top left is the top left of the laid area's bounding box.
+        """
+        return (self.rmin + row) * WINDOW + self.cmin + col
+
+    def orientation(self, cell: int) -> Orientation:
+        o = self.cell_orient[cell]
+        if o is None:
+            raise IllegalMoveError(f"cell {divmod(cell, WINDOW)} holds no tile")
+        return o
+
+    def piece(self, cell: int, port: Port | int) -> int:
+        """The piece of the tile on ``cell`` that holds ``port``."""
+        return cell * 4 + self.orientation(cell).port_group[port]
+
+    def piece_key(self, piece: int) -> int:
+        """Sort key of a piece: its cell, then its first port (N, E, S, W)."""
+        cell = piece >> 2
+        return cell * 4 + self.cell_orient[cell].groups[piece & 3].ports[0]  # type: ignore[union-attr]
+
+    def line(self, piece: int) -> int:
+        """The root piece of the line through ``piece``."""
+        return self.lines.find(piece)
+
+    def owners(self) -> dict[int, int]:
+        """Occupied lines: root piece -> player."""
+        find = self.lines.find
+        return {
+            find(piece): player
+            for player, slots in enumerate(self.pawns)
+            for piece in slots
+            if piece >= 0
+        }
+
+    def supply(self, player: int) -> int:
+        """How many pawns ``player`` has in supply."""
+        return self.pawns[player].count(IN_SUPPLY)
+
+    def placed_slots(self, player: int) -> list[int]:
+        """``player`` 's pawn slots on the board, ordered by :meth:`piece_key`."""
+        slots = [s for s, piece in enumerate(self.pawns[player]) if piece >= 0]
+        if len(slots) == 2 and self.piece_key(self.pawns[player][slots[1]]) < self.piece_key(
+            self.pawns[player][slots[0]]
+        ):
+            slots.reverse()
+        return slots
+
+    def tile_pieces(self, cell: int) -> list[int]:
+        """The pieces of the tile on ``cell``."""
+        return [cell * 4 + g for g in range(len(self.orientation(cell).groups))]
+
+    def tile_lines(self, cell: int) -> list[tuple[Port, int]]:
+        """Each line through the tile on ``cell`` once: (its first port on the tile, root)."""
+        o = self.orientation(cell)
+        seen: list[int] = []
+        out = []
+        for p in range(4):
+            root = self.lines.find(cell * 4 + o.port_group[p])
+            if root not in seen:
+                seen.append(root)
+                out.append((Port(p), root))
+        return out
+
+    def is_open(self, cell: int, port: int) -> bool:
+        """Whether ``port`` of the tile on ``cell`` faces no tile (an edge of the laid area)."""
+        nc = NEIGHBOUR[cell][port]
+        return nc < 0 or self.cell_kind[nc] < 0
+
+    # --------------------------------------------------------------- placement
+    def _fits(self, cell: int) -> bool:
+        r, c = divmod(cell, WINDOW)
+        return (
+            max(self.rmax, r) - min(self.rmin, r) < SQUARE
+            and max(self.cmax, c) - min(self.cmin, c) < SQUARE
+        )
+
+    def candidate_cells(self) -> list[int]:
+        """Empty cells where some tile could go (contact and 4 x 4 rules, before the merge ban)."""
+        if self.num_laid == 0:
+            return [CENTRE_CELL]
+        kinds = self.cell_kind
+        out = []
+        for r in range(max(self.rmax - SQUARE + 1, 0), min(self.rmin + SQUARE, WINDOW)):
+            for c in range(max(self.cmax - SQUARE + 1, 0), min(self.cmin + SQUARE, WINDOW)):
+                cell = r * WINDOW + c
+                if kinds[cell] >= 0:
+                    continue
+                for nc in NEIGHBOUR[cell]:
+                    if nc >= 0 and kinds[nc] >= 0:
+                        out.append(cell)
+                        break
+        return out
+
+    def _neighbour_roots(self, cell: int) -> list[int]:
+        find = self.lines.find
+        kinds, orients = self.cell_kind, self.cell_orient
+        roots = [-1, -1, -1, -1]
+        for p, nc in enumerate(NEIGHBOUR[cell]):
+            if nc >= 0 and kinds[nc] >= 0:
+                roots[p] = find(nc * 4 + orients[nc].port_group[(p + 2) & 3])  # type: ignore[union-attr]
+        return roots
+
+    def _joins(
+        self, cell: int, orient: Orientation, roots: list[int], owners: dict[int, int]
+    ) -> tuple[tuple[Join, ...], str]:
+        """Joins made by laying ``orient`` on ``cell``; a reason if the merge ban forbids it."""
+        pg = orient.port_group
+        comp = list(range(len(orient.groups)))
+
+        def top(g: int) -> int:
+            while comp[g] != g:
+                g = comp[g]
+            return g
+
+        first_group: dict[int, int] = {}
+        for p in range(4):
+            r = roots[p]
+            if r < 0:
+                continue
+            g = pg[p]
+            if r in first_group:
+                a, b = top(g), top(first_group[r])
+                if a != b:
+                    comp[max(a, b)] = min(a, b)
+            else:
+                first_group[r] = g
+        by_comp: dict[int, list[int]] = {}
+        for r, g in first_group.items():
+            if r in owners:
+                by_comp.setdefault(top(g), []).append(owners[r])
+        joins = []
+        for t, players in by_comp.items():
+            if len(players) < 2:
+                continue
+            if len(set(players)) < len(players):
+                dup = next(p for p in players if players.count(p) > 1)
+                return (), (
+                    f"it would join two lines occupied by player_{dup}'s pawns "
+                    "(joining lines occupied by the same colour is always forbidden)"
+                )
+            port = next(p for p in range(4) if top(pg[p]) == t)
+            joins.append(Join(Port(port), cell * 4 + pg[port], len(players)))
+        joins.sort(key=lambda j: j.port)
+        return tuple(joins), ""
+
+    def check(self, cell: int, kind: int, rotation: int) -> tuple[tuple[Join, ...], str]:
+        """``(joins, "")`` if the placement is legal, else ``((), reason)``."""
+        if not 0 <= cell < NUM_CELLS:
+            return (), f"cell {cell} is outside the {WINDOW} x {WINDOW} window"
+        if not 0 <= rotation < 4:
+            return (), f"rotation {rotation} is not one of 0, 1, 2, 3"
+        if not 0 <= kind < len(self.tile_set.kinds):
+            return (), f"tile kind {kind} is not in tile set {self.tile_set.name!r}"
+        rc = divmod(cell, WINDOW)
+        if self.cell_kind[cell] >= 0:
+            return (), f"cell {rc} already holds a tile"
+        if self.num_laid == 0:
+            if cell != CENTRE_CELL:
+                return (
+                    (),
+                    f"the first tile goes to the middle of the table {divmod(CENTRE_CELL, 7)}",
+                )
+            return (), ""
+        roots = self._neighbour_roots(cell)
+        if max(roots) < 0:
+            return (), f"a tile on {rc} would share no side with a laid tile"
+        if not self._fits(cell):
+            return (), f"a tile on {rc} would make the laid area larger than 4 x 4"
+        orient = self.tile_set.kinds[kind].orient(rotation)
+        return self._joins(cell, orient, roots, self.owners())
+
+    def legal_placements(self, kind: int) -> list[tuple[int, int]]:
+        """Every legal (cell, rotation) for a tile of kind index ``kind``."""
+        if self.num_laid == 0:
+            return [(CENTRE_CELL, k) for k in range(4)]
+        owners = self.owners()
+        tile = self.tile_set.kinds[kind]
+        out = []
+        for cell in self.candidate_cells():
+            roots = self._neighbour_roots(cell)
+            occupied = [owners[r] for r in set(roots) if r in owners]
+            if len(set(occupied)) == len(occupied):
+                out.extend((cell, k) for k in range(4))
+                continue
+            for k in range(4):
+                if not self._joins(cell, tile.orient(k), roots, owners)[1]:
+                    out.append((cell, k))
+        return out
+
+    def lay(self, cell: int, kind: int, rotation: int) -> tuple[Join, ...]:
+        """Lay a tile; return the joins of occupied lines it makes (pawns are not moved)."""
+        joins, reason = self.check(cell, kind, rotation)
+        if reason:
+            raise IllegalMoveError(
+                f"cannot lay {self.tile_set.kinds[kind].name} rotated {rotation} on "
+                f"{divmod(cell, WINDOW)}: {reason}"
+            )
+        self.put(cell, kind, rotation)
+        return joins
+
+    def put(self, cell: int, kind: int, rotation: int) -> None:
+        """Put a tile on ``cell`` and join its lines, without checking any rule."""
+        orient = self.tile_set.kinds[kind].orient(rotation)
+        self.cell_kind[cell] = kind
+        self.cell_orient[cell] = orient
+        lines = self.lines
+        scores = self._scores
+        base = cell * 4
+        for g in range(len(orient.groups)):
+            lines.add(base + g)
+        kinds, orients = self.cell_kind, self.cell_orient
+        pg = orient.port_group
+        for p, nc in enumerate(NEIGHBOUR[cell]):
+            if nc >= 0 and kinds[nc] >= 0:
+                other = nc * 4 + orients[nc].port_group[(p + 2) & 3]  # type: ignore[union-attr]
+                scores.pop(lines.find(other), None)
+                lines.union(base + pg[p], other)
+        for g in range(len(orient.groups)):
+            scores.pop(lines.find(base + g), None)
+        r, c = divmod(cell, WINDOW)
+        self.rmin, self.rmax = min(self.rmin, r), max(self.rmax, r)
+        self.cmin, self.cmax = min(self.cmin, c), max(self.cmax, c)
+        self.num_laid += 1
+
+    # ----------------------------------------------------------------- scoring
+    def line_score(self, root: int) -> RouteScore:
+        """The scored route of the line whose root piece is ``root`` (cached)."""
+        score = self._scores.get(root)
+        if score is None:
+            score = score_line(self, root)
+            self._scores[root] = score
+        return score
+
+    def player_scores(self) -> list[PlayerScore]:
+        """Every player's score as if the game ended now (its routes, points, blue ends)."""
+        find = self.lines.find
+        out = []
+        for slots in self.pawns:
+            routes = tuple(self.line_score(find(piece)) for piece in slots if piece >= 0)
+            out.append(PlayerScore(routes))
+        return out
+
+    def points(self) -> list[int]:
+        """Every player's points as if the game ended now."""
+        find = self.lines.find
+        return [
+            sum(self.line_score(find(piece)).points for piece in slots if piece >= 0)
+            for slots in self.pawns
+        ]
+
+    def copy(self) -> Board:
+        new = Board.__new__(Board)
+        new.tile_set = self.tile_set
+        new.num_players = self.num_players
+        new.cell_kind = self.cell_kind[:]
+        new.cell_orient = self.cell_orient[:]
+        new.lines = self.lines.copy()
+        new.pawns = [s[:] for s in self.pawns]
+        new.num_laid = self.num_laid
+        new.rmin, new.rmax, new.cmin, new.cmax = self.rmin, self.rmax, self.cmin, self.cmax
+        new._scores = dict(self._scores)
+        return new
+
+    def __getstate__(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)

@@ -1,16 +1,180 @@
-"""The ``tabletop-rl`` command line."""
+"""The ``tabletop-rl`` command line.
+
+Subcommands:
+
+- ``arena``: agents play each other; win rates with Wilson intervals, Bradley–Terry ratings.
+- ``replay``: print a saved game turn by turn, ``--gif`` writes an animation.
+- ``play``: play against agents in the terminal.
+- ``train`` / ``evaluate``: PPO (needs the ``baselines`` extra); arguments are passed on to
+  ``tabletop_rl.baselines.ppo.train`` / ``.evaluate`` unchanged.
+
+>>> main(["arena", "--env", "no_such_env", "--agents", "random", "greedy"])
+Traceback (most recent call last):
+...
+SystemExit: 2
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from tabletop_rl.envs.errors import TabletopError
+
+FORWARDED = {
+    "train": "tabletop_rl.baselines.ppo.train",
+    "evaluate": "tabletop_rl.baselines.ppo.evaluate",
+}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tabletop-rl", description=__doc__)
-    parser.add_subparsers(dest="command", required=True)
-    parser.parse_args(argv)
+def _env_kwargs(items: Sequence[str]) -> dict[str, object]:
+    from .arena import _parse_value
+
+    kwargs: dict[str, object] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise argparse.ArgumentTypeError(f"--env-arg wants KEY=VALUE, got {item!r}")
+        kwargs[key] = _parse_value(value)
+    return kwargs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tabletop-rl",
+        description="Arena, replays and human play for the tabletop-rl environments.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    arena = sub.add_parser(
+        "arena",
+        help="play agents against each other and rate them",
+        description="Every pairing (2 players) or table (3-4 players) plays --games games "
+        "with seats rotated; results go to --out (resumable).",
+    )
+    arena.add_argument("--env", required=True, help="environment name, e.g. liniell_v0")
+    arena.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        help="agent specs: random, greedy, heuristic, mcts[:simulations=N,...], ppo:PATH",
+    )
+    arena.add_argument("--games", type=int, default=100, help="games per pairing or table")
+    arena.add_argument("--players", type=int, default=2, help="players per game (2-4)")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the whole run")
+    arena.add_argument("--workers", type=int, default=2, help="worker processes")
+    arena.add_argument("--out", default=None, help="output folder (default arena/ENV_Np)")
+    arena.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
+    arena.add_argument("--fresh", action="store_true", help="discard a previous run in --out")
+    arena.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    replay = sub.add_parser("replay", help="print a saved game turn by turn")
+    replay.add_argument("file", help="a saved game (.json) or an arena games.jsonl")
+    replay.add_argument("--game", type=int, default=None, help="game id in a games.jsonl")
+    replay.add_argument("--gif", default=None, metavar="OUT", help="write an animated GIF")
+    replay.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+    replay.add_argument("--moves-only", action="store_true", help="do not print the boards")
+
+    play = sub.add_parser("play", help="play against agents in the terminal")
+    play.add_argument("--env", required=True, help="environment name")
+    play.add_argument(
+        "--opponents", nargs="+", default=["greedy"], help="one agent spec per opponent"
+    )
+    play.add_argument("--seat", type=int, default=0, help="your seat (0 moves first in order)")
+    play.add_argument("--hint", action="store_true", help="allow the 'hint' command")
+    play.add_argument("--hint-agent", default=None, help="agent spec that gives hints")
+    play.add_argument("--seed", type=int, default=None, help="seed of the game")
+    play.add_argument("--save", default=None, metavar="FILE", help="save the game for replay")
+
+    for name in FORWARDED:
+        sub.add_parser(name, help=f"PPO {name} (arguments passed on unchanged)", add_help=False)
+    return parser
+
+
+def _forward(command: str, argv: list[str]) -> int:
+    try:
+        module = importlib.import_module(FORWARDED[command])
+    except ImportError as exc:
+        print(
+            f"tabletop-rl {command} needs the baselines extra (pip install -e '.[baselines]'): "
+            f"{exc}",
+            file=sys.stderr,
+        )
+        return 2
+    return int(module.main(argv) or 0)
+
+
+def _arena(args: argparse.Namespace, out: TextIO) -> int:
+    from pathlib import Path
+
+    from .arena import ArenaConfig, format_table, run_arena
+
+    config = ArenaConfig(
+        env=args.env,
+        agents=tuple(args.agents),
+        games=args.games,
+        players=args.players,
+        seed=args.seed,
+        env_kwargs=_env_kwargs(args.env_arg),
+    )
+    folder = Path(args.out or f"arena/{args.env}_{args.players}p")
+    run = run_arena(
+        config, folder, workers=args.workers, progress=not args.no_progress, fresh=args.fresh
+    )
+    if run.summary is None:
+        out.write("no games were played\n")
+        return 1
+    out.write(format_table(run.summary) + "\n\n")
+    for note in run.summary["notes"]:
+        out.write(f"- {note}\n")
+    out.write(f"\n{run.played} games played now, {len(run.records)} in all; results in {folder}\n")
     return 0
+
+
+def _validate_env(parser: argparse.ArgumentParser, name: str) -> None:
+    if ":" in name:
+        return
+    from tabletop_rl.envs import available_envs
+
+    if name not in available_envs():
+        parser.error(f"unknown environment {name!r}; available: {', '.join(available_envs())}")
+
+
+def main(
+    argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Run the command line; ``stdin``/``stdout`` default to the process's streams."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in FORWARDED:
+        return _forward(args_list[0], args_list[1:])
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    if args.command in ("arena", "play"):
+        _validate_env(parser, args.env)
+    try:
+        if args.command == "arena":
+            return _arena(args, stdout)
+        if args.command == "replay":
+            from . import replay
+
+            return replay.main(args, stdout)
+        if args.command == "play":
+            from . import play
+
+            return play.main(args, stdin, stdout)
+    except (TabletopError, ValueError) as exc:
+        print(f"tabletop-rl {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ntabletop-rl {args.command}: interrupted", file=sys.stderr)
+        return 130
+    parser.error(f"unknown command {args.command}")
+    return 2
 
 
 if __name__ == "__main__":

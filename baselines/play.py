@@ -1,0 +1,337 @@
+"""Human play in the terminal: ``tabletop-rl play --env NAME --opponents greedy``.
+
+The board is shown (the environment's coloured ``ansi`` picture, with your hand) before each
+of your turns; the opponents' moves are printed as they happen. Type a move, or one of the
+commands ``help`` (the move notation and the legal moves), ``moves``, ``board``, ``hint``
+(what the strongest available agent would play) and ``quit``. An input that cannot be read
+or is not legal is answered with the reason, and you type again: a typo never costs a move.
+
+How a move is read is pluggable per game: a :class:`MoveParser` turns the text into the
+environment's sub-actions and explains its notation. :class:`GenericParser` works for every
+game (action numbers, or the names ``describe_action`` gives, ``;`` between moves); games
+with a notation of their own register a parser in :data:`PARSERS`.
+
+Input and output are streams passed in, so a test can drive a whole game with scripted
+input.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TextIO
+
+import numpy as np
+
+from tabletop_rl.envs.errors import ConfigError, IllegalActionError, NotationError
+
+from .arena import make_env, resolve_agent
+from .replay import outcome_text
+from .simulator import select_action
+
+COMMANDS = "help, moves, board, hint, quit"
+HINT_LADDER = ("mcts", "heuristic", "greedy", "random")
+"""Agents tried for ``--hint``, strongest first (the first one available is used)."""
+
+
+class MoveParser(Protocol):
+    """Reads a typed move for one game."""
+
+    def parse(self, text: str, env: Any) -> list[int]:
+        """The sub-actions ``text`` stands for, in order; raise NotationError if unreadable.
+
+        ``env`` is the raw environment with the human to move; do not change it (work on a
+        copy if the meaning of later tokens depends on earlier ones).
+        """
+        ...
+
+    def help(self, env: Any) -> str:
+        """The notation, explained for a player."""
+        ...
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def legal_moves(env: Any) -> list[tuple[int, str]]:
+    """The legal actions of the player to move with their names."""
+    mask = env.action_mask()
+    return [(int(a), env.describe_action(int(a))) for a in np.flatnonzero(mask)]
+
+
+class GenericParser:
+    """Action numbers or ``describe_action`` names; ``;`` separates moves of one turn.
+
+    >>> GenericParser().parse("17", env=None)
+    [17]
+    """
+
+    max_listed = 40
+    max_scanned = 50_000
+
+    def parse(self, text: str, env: Any) -> list[int]:
+        parts = [p for p in text.split(";") if p.strip()]
+        sim = copy.deepcopy(env) if len(parts) > 1 else env
+        actions: list[int] = []
+        for k, part in enumerate(parts):
+            action = self._one(part.strip(), sim)
+            actions.append(action)
+            if k < len(parts) - 1:
+                try:
+                    sim.step(action)
+                except IllegalActionError as exc:
+                    raise NotationError(str(exc)) from exc
+        if not actions:
+            raise NotationError("empty move")
+        return actions
+
+    def _one(self, text: str, env: Any) -> int:
+        if re.fullmatch(r"\d+", text):
+            return int(text)
+        wanted = _norm(text)
+        matches = [a for a, name in legal_moves(env) if _norm(name) == wanted]
+        if matches:
+            return matches[0]
+        if env.info.num_actions <= self.max_scanned:
+            # a known move that is illegal now: return it, so the game explains why
+            for a in range(env.info.num_actions):
+                if _norm(env.describe_action(a)) == wanted:
+                    return a
+        raise NotationError(
+            f"no legal move is called {text!r}; type 'moves' to list them, or an action number"
+        )
+
+    def help(self, env: Any) -> str:
+        moves = legal_moves(env)
+        lines = [
+            "Type a move as its name (as listed below) or its action number.",
+            "Several moves of one turn may go on one line, separated by ';'.",
+        ]
+        if len(moves) <= self.max_listed:
+            lines.append("Legal moves now: " + ", ".join(f"{a}={n}" for a, n in moves))
+        else:
+            lines.append(f"{len(moves)} legal moves now; 'moves' lists them.")
+        return "\n".join(lines)
+
+
+PARSERS: dict[str, Callable[[], MoveParser]] = {}
+"""Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
+
+
+def parser_for(env_name: str) -> MoveParser:
+    return PARSERS.get(env_name, GenericParser)()
+
+
+class TerminalGame:
+    """One game between a human (reading ``stdin``) and agents; see the module docstring."""
+
+    def __init__(
+        self,
+        env_name: str,
+        opponents: Sequence[str],
+        stdin: TextIO,
+        stdout: TextIO,
+        seat: int = 0,
+        hint: bool = False,
+        seed: int | None = None,
+        hint_agent: str | None = None,
+        env_kwargs: dict[str, Any] | None = None,
+        parser: MoveParser | None = None,
+    ) -> None:
+        if not opponents:
+            raise ConfigError("name at least one opponent (--opponents greedy)")
+        self.env_name = env_name
+        players = 1 + len(opponents)
+        self.env = make_env(env_name, num_players=players, render_mode="ansi", **(env_kwargs or {}))
+        if not 0 <= seat < players:
+            raise ConfigError(f"--seat {seat} is not a seat; allowed: 0 to {players - 1}")
+        self.seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
+        self.rng = np.random.default_rng(self.seed)
+        self.stdin, self.out = stdin, stdout
+        self.human = self.env.possible_agents[seat]
+        specs = list(opponents)
+        self.agents: dict[str, Any] = {}
+        self.specs: dict[str, str] = {self.human: "human"}
+        self.labels: dict[str, str] = {self.human: f"{self.human} (you)"}
+        for agent in self.env.possible_agents:
+            if agent == self.human:
+                continue
+            spec = specs.pop(0)
+            self.agents[agent] = resolve_agent(spec, env_name, self.rng)
+            self.specs[agent] = spec
+            self.labels[agent] = f"{agent} ({spec})"
+        self.hint_enabled = hint
+        self.hint_spec = hint_agent
+        self.parser = parser or parser_for(env_name)
+        self.actions: list[int] = []
+
+    # -------------------------------------------------------------------- output
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def show_board(self) -> None:
+        self.say(str(self.env.render()))
+
+    # -------------------------------------------------------------------- play
+    def run(self) -> int:
+        """Play to the end; 0 when the game finished, 2 when the human quit or input ended."""
+        env = self.env
+        env.reset(seed=self.seed)
+        names = ", ".join(self.labels[a] for a in env.possible_agents)
+        self.say(f"{self.env_name}, seed {self.seed}: {names}. Type 'help' for the notation.")
+        while not self._over():
+            mover = env.agent_selection
+            if mover == self.human:
+                if not self._human_turn():
+                    self.say("Game abandoned.")
+                    return 2
+            else:
+                self._agent_turn(mover)
+        self.say("\n=== game over ===")
+        self.show_board()
+        self.say(outcome_text(env, self.labels))
+        return 0
+
+    def _over(self) -> bool:
+        return any(self.env.terminations.values()) or any(self.env.truncations.values())
+
+    def _agent_turn(self, mover: str) -> None:
+        names = []
+        while not self._over() and self.env.agent_selection == mover:
+            action = select_action(self.agents[mover], self.env, mover, env_name=self.env_name)
+            names.append(self.env.describe_action(action))
+            self.env.step(action)
+            self.actions.append(action)
+        self.say(f"{self.labels[mover]}: {', '.join(names)}")
+
+    def _human_turn(self) -> bool:
+        """Read until a legal move is made (True) or the human quits (False)."""
+        self.say("")
+        self.show_board()
+        while True:
+            self.out.write("your move> ")
+            self.out.flush()
+            line = self.stdin.readline()
+            if not line:
+                self.say("\n(end of input)")
+                return False
+            text = line.strip()
+            command = text.lower()
+            if not text:
+                continue
+            if command in ("help", "?"):
+                self.say(self.parser.help(self.env))
+                self.say(f"Commands: {COMMANDS}.")
+            elif command in ("moves", "legal"):
+                self.say("; ".join(f"{a}={n}" for a, n in legal_moves(self.env)))
+            elif command == "board":
+                self.show_board()
+            elif command == "hint":
+                self.say(self._hint())
+            elif command in ("quit", "exit"):
+                return False
+            elif self._try_move(text):
+                return True
+
+    def _try_move(self, text: str) -> bool:
+        try:
+            actions = self.parser.parse(text, self.env)
+        except (NotationError, ValueError) as exc:
+            self.say(f"Cannot read {text!r}: {exc}. Type 'help' for the notation.")
+            return False
+        # check the whole sequence on a copy before touching the real game
+        sim = copy.deepcopy(self.env)
+        for k, action in enumerate(actions):
+            if sim.agent_selection != self.human or self._sim_over(sim):
+                self.say(f"{text!r} holds more moves than your turn allows (stopped at #{k + 1}).")
+                return False
+            try:
+                sim.step(int(action))
+            except IllegalActionError as exc:
+                reason = str(exc).split(": ", 1)[-1]
+                self.say(f"Not legal: {reason}. Try again ('help' shows the legal moves).")
+                return False
+        names = []
+        for action in actions:
+            names.append(self.env.describe_action(int(action)))
+            self.env.step(int(action))
+            self.actions.append(int(action))
+        self.say(f"{self.labels[self.human]}: {', '.join(names)}")
+        return True
+
+    @staticmethod
+    def _sim_over(env: Any) -> bool:
+        return any(env.terminations.values()) or any(env.truncations.values())
+
+    def _hint(self) -> str:
+        if not self.hint_enabled:
+            return "Hints are off; start the game with --hint."
+        spec = self.hint_spec or self._strongest()
+        agent = resolve_agent(spec, self.env_name, np.random.default_rng(self.rng.integers(2**31)))
+        sim = copy.deepcopy(self.env)
+        names = []
+        while not self._sim_over(sim) and sim.agent_selection == self.human:
+            action = select_action(agent, sim, self.human, env_name=self.env_name)
+            names.append(sim.describe_action(action))
+            sim.step(action)
+        return f"hint ({spec}): {', '.join(names)}"
+
+    def _strongest(self) -> str:
+        from .agents import agent_names
+
+        available = set(agent_names(self.env_name)) | {"mcts"}
+        return next(a for a in HINT_LADDER if a in available)
+
+    def record(self) -> dict[str, Any]:
+        """The game so far as a saved game (for ``tabletop-rl replay``)."""
+        from .arena import final_scores
+
+        env = self.env
+        over = self._over()
+        return {
+            "env": self.env_name,
+            "env_kwargs": {"num_players": env.num_players},
+            "seed": self.seed,
+            "agents": [self.specs[a] for a in env.possible_agents],
+            "actions": list(self.actions),
+            "winners": [env.possible_agents.index(a) for a in env.winners()] if over else None,
+            "scores": final_scores(env) if over else None,
+            "truncated": any(env.truncations.values()),
+            "forfeit": None,
+        }
+
+
+def main(args: Any, stdin: TextIO, stdout: TextIO) -> int:
+    """``tabletop-rl play``."""
+    game = TerminalGame(
+        args.env,
+        args.opponents,
+        stdin,
+        stdout,
+        seat=args.seat,
+        hint=args.hint,
+        seed=args.seed,
+        hint_agent=args.hint_agent,
+    )
+    code = game.run()
+    if args.save and code == 0:
+        from .replay import save_game
+
+        save_game(game.record(), args.save)
+        stdout.write(f"saved the game to {args.save} (tabletop-rl replay {args.save})\n")
+    return code
+
+
+__all__ = [
+    "HINT_LADDER",
+    "PARSERS",
+    "GenericParser",
+    "MoveParser",
+    "TerminalGame",
+    "legal_moves",
+    "main",
+    "parser_for",
+]

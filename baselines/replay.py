@@ -1,0 +1,287 @@
+"""Saved games: record, save, load, re-simulate, print turn by turn, animate.
+
+A saved game is a JSON object holding everything needed to play it again::
+
+    {"env": "liniell_v0", "env_kwargs": {"num_players": 2}, "seed": 7,
+     "agents": ["random", "greedy"], "actions": [12, 40, ...],
+     "winners": [1], "scores": [14.0, 17.0], "truncated": false, "forfeit": null}
+
+``agents`` names who sat where (for the record; replaying does not run them). The
+environment is rebuilt, reset with ``seed`` and fed ``actions``; :func:`resimulate` checks
+that every action is legal and that the game ends where and how the record says
+(winners, scores), and raises :class:`ReplayMismatchError` otherwise — which means the
+environment's rules or seeding changed since the game was recorded. The arena's
+``games.jsonl`` holds one such record per line; pick one with ``--game ID``.
+
+``tabletop-rl replay FILE`` prints the game turn by turn (the board before each turn as the
+player to move saw it, then the moves); ``--gif OUT`` writes an animation of the
+``rgb_array`` pictures, one frame per turn.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from tabletop_rl.envs.errors import ConfigError, IllegalActionError
+
+from .arena import atomic_write_bytes, atomic_write_text, make_env, play_game
+
+REQUIRED = ("env", "env_kwargs", "seed", "actions")
+
+
+class ReplayMismatchError(ValueError):
+    """Re-simulating a saved game did not reproduce it (illegal action or another outcome)."""
+
+
+def record_game(
+    env_name: str,
+    agents: Sequence[str],
+    seed: int,
+    env_kwargs: dict[str, Any] | None = None,
+    agent_seeds: Sequence[int] | None = None,
+) -> dict[str, Any]:
+    """Play one game between agent specs (arena syntax) and return its record."""
+    kwargs = dict(env_kwargs or {})
+    kwargs.pop("num_players", None)
+    if agent_seeds is None:
+        state = np.random.SeedSequence([int(seed), 1]).generate_state(len(agents))
+        agent_seeds = [int(s) for s in state]
+    return play_game(env_name, kwargs, list(agents), seed, agent_seeds)
+
+
+def save_game(record: dict[str, Any], path: str | Path) -> None:
+    """Write a game record as JSON (atomically)."""
+    _check_record(record)
+    atomic_write_text(Path(path), json.dumps(record, indent=1) + "\n")
+
+
+def load_game(path: str | Path, game_id: int | None = None) -> dict[str, Any]:
+    """Read a saved game (a ``.json`` record, or one line of an arena ``games.jsonl``)."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"no such file: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError:
+        record = None
+    if isinstance(record, dict) and game_id is None:
+        _check_record(record)
+        return record
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if game_id is None:
+        if len(lines) == 1:
+            _check_record(lines[0])
+            return lines[0]
+        ids = [r.get("game_id") for r in lines[:10]]
+        raise ConfigError(
+            f"{path} holds {len(lines)} games; choose one with --game ID (ids like {ids})"
+        )
+    for r in lines:
+        if r.get("game_id") == game_id:
+            _check_record(r)
+            return r
+    raise ConfigError(f"{path} has no game with id {game_id}")
+
+
+def _check_record(record: Any) -> None:
+    if not isinstance(record, dict):
+        raise ConfigError("a saved game must be a JSON object")
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise ConfigError(f"saved game lacks {', '.join(missing)}; needs {', '.join(REQUIRED)}")
+
+
+def replay_events(env: Any, actions: Sequence[int]) -> Iterator[tuple[str, str, int | None]]:
+    """Step ``env`` through ``actions``, yielding what happens.
+
+    ``("turn", agent, None)`` comes before each turn (a maximal run of one agent's moves)
+    and ``("move", agent, action)`` before each action is applied, so the consumer sees the
+    position the move was made in. A refused action, or actions left after the game ended,
+    raise :class:`ReplayMismatchError`.
+    """
+    i = 0
+    while i < len(actions):
+        if _over(env):
+            raise ReplayMismatchError(
+                f"the game ended after {i} actions but the record holds {len(actions)}"
+            )
+        mover = env.agent_selection
+        yield "turn", mover, None
+        while i < len(actions) and env.agent_selection == mover and not _over(env):
+            action = int(actions[i])
+            yield "move", mover, action
+            try:
+                env.step(action)
+            except IllegalActionError as exc:
+                raise ReplayMismatchError(
+                    f"recorded action #{i} ({action}) is refused on re-simulation: {exc}"
+                ) from exc
+            i += 1
+
+
+def _over(env: Any) -> bool:
+    return any(env.terminations.values()) or any(env.truncations.values())
+
+
+def new_env(record: dict[str, Any], render_mode: str | None = None) -> Any:
+    """The record's environment, reset with its seed."""
+    env = make_env(record["env"], render_mode=render_mode, **record["env_kwargs"])
+    env.reset(seed=int(record["seed"]))
+    return env
+
+
+def check_outcome(record: dict[str, Any], env: Any) -> None:
+    """Raise :class:`ReplayMismatchError` unless ``env`` ended as ``record`` says."""
+    from .arena import final_scores
+
+    forfeit = record.get("forfeit")
+    if forfeit is not None:
+        if _over(env):
+            raise ReplayMismatchError("the record ends in a forfeit but the game ended by itself")
+        return
+    if not _over(env):
+        raise ReplayMismatchError(
+            f"the game is not over after the {len(record['actions'])} recorded actions"
+        )
+    truncated = any(env.truncations.values())
+    if "truncated" in record and bool(record["truncated"]) != truncated:
+        raise ReplayMismatchError(
+            f"the record says truncated={record['truncated']}, re-simulation: {truncated}"
+        )
+    if record.get("winners") is not None and not truncated:
+        winners = sorted(env.possible_agents.index(a) for a in env.winners())
+        if winners != sorted(record["winners"]):
+            raise ReplayMismatchError(
+                f"winners differ: recorded seats {record['winners']}, re-simulated {winners}"
+            )
+    if record.get("scores") is not None:
+        scores = final_scores(env)
+        if scores is None or not np.allclose(scores, record["scores"]):
+            raise ReplayMismatchError(
+                f"final scores differ: recorded {record['scores']}, re-simulated {scores}"
+            )
+
+
+def resimulate(record: dict[str, Any], render_mode: str | None = None) -> Any:
+    """Re-play the record's actions from its seed, check the outcome, return the final env."""
+    env = new_env(record, render_mode)
+    for _ in replay_events(env, record["actions"]):
+        pass
+    check_outcome(record, env)
+    return env
+
+
+def _seat_label(record: dict[str, Any], env: Any, agent: str) -> str:
+    seats = record.get("agents")
+    seat = env.possible_agents.index(agent)
+    return f"{agent} ({seats[seat]})" if seats else agent
+
+
+def outcome_text(env: Any, labels: dict[str, str]) -> str:
+    """``"player_1 (greedy) wins | scores 120, 131"`` for a finished game."""
+    from .arena import final_scores
+
+    scores = final_scores(env)
+    score_text = "" if scores is None else " | scores " + ", ".join(f"{s:g}" for s in scores)
+    if any(env.truncations.values()):
+        return "truncated (turn limit): a draw" + score_text
+    winners = env.winners()
+    if len(winners) == env.num_players:
+        return "a draw between all players" + score_text
+    names = " and ".join(labels.get(a, a) for a in winners)
+    return f"{names} {'win' if len(winners) > 1 else 'wins'}{score_text}"
+
+
+def _outcome_text(record: dict[str, Any], env: Any) -> str:
+    if record.get("forfeit") is not None:
+        agent = env.possible_agents[record["forfeit"]]
+        return f"{_seat_label(record, env, agent)} forfeited with an illegal action"
+    labels = {a: _seat_label(record, env, a) for a in env.possible_agents}
+    return outcome_text(env, labels)
+
+
+def print_replay(record: dict[str, Any], out: TextIO, board: bool = True) -> None:
+    """Print a saved game turn by turn (it is re-simulated and checked on the way)."""
+    env = new_env(record, render_mode="ansi" if board else None)
+    seats = ", ".join(_seat_label(record, env, a) for a in env.possible_agents)
+    kwargs = ", ".join(f"{k}={v}" for k, v in record["env_kwargs"].items())
+    out.write(f"{record['env']} ({kwargs}), seed {record['seed']}: {seats}\n")
+    turn_no = 0
+    for kind, mover, action in replay_events(env, record["actions"]):
+        if kind == "turn":
+            turn_no += 1
+            out.write(f"\n--- turn {turn_no}: {_seat_label(record, env, mover)} ---\n")
+            if board:
+                out.write(str(env.render()) + "\n")
+        else:
+            out.write(f"  {mover}: {env.describe_action(action)}\n")
+    check_outcome(record, env)
+    out.write("\n=== end of game ===\n")
+    if board:
+        out.write(str(env.render()) + "\n")
+    out.write(_outcome_text(record, env) + "\n")
+
+
+def gif_frames(record: dict[str, Any]) -> list[np.ndarray]:
+    """One ``rgb_array`` picture before each turn and one of the final position."""
+    env = new_env(record, render_mode="rgb_array")
+    frames = []
+    for kind, _mover, _action in replay_events(env, record["actions"]):
+        if kind == "turn":
+            frames.append(np.asarray(env.render()))
+    frames.append(np.asarray(env.render()))
+    check_outcome(record, env)
+    return frames
+
+
+def write_gif(record: dict[str, Any], path: str | Path, fps: float = 2.0) -> int:
+    """Write the game as an animated GIF; returns the number of frames."""
+    from PIL import Image
+
+    frames = gif_frames(record)
+    height = max(f.shape[0] for f in frames)
+    width = max(f.shape[1] for f in frames)
+    images = []
+    for f in frames:
+        canvas = np.full((height, width, 3), 255, dtype=np.uint8)
+        canvas[: f.shape[0], : f.shape[1]] = f[..., :3]
+        images.append(Image.fromarray(canvas))
+    buf = io.BytesIO()
+    duration = [int(1000 / fps)] * (len(images) - 1) + [int(3000 / fps)]
+    images[0].save(
+        buf, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0
+    )
+    atomic_write_bytes(Path(path), buf.getvalue())
+    return len(images)
+
+
+def main(args: Any, out: TextIO) -> int:
+    """``tabletop-rl replay``: print a saved game, optionally write a GIF."""
+    record = load_game(args.file, args.game)
+    print_replay(record, out, board=not args.moves_only)
+    if args.gif:
+        n = write_gif(record, args.gif, fps=args.fps)
+        out.write(f"wrote {args.gif} ({n} frames)\n")
+    return 0
+
+
+__all__ = [
+    "ReplayMismatchError",
+    "check_outcome",
+    "gif_frames",
+    "load_game",
+    "new_env",
+    "outcome_text",
+    "print_replay",
+    "record_game",
+    "resimulate",
+    "save_game",
+    "write_gif",
+]

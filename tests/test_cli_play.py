@@ -1,0 +1,115 @@
+"""Whole games driven through the terminal front end with scripted input."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tabletop_rl.baselines.cli import main as cli_main
+from tabletop_rl.baselines.play import GenericParser, TerminalGame, legal_moves
+from tabletop_rl.baselines.replay import load_game, resimulate
+from tabletop_rl.envs import available_envs
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+importlib.import_module("toy_games")
+TOY = "toy_games:raw_env"
+
+BAD_INPUTS = ["", "xyzzy", "play 7", "99", "3", "play 1; play 1; play 1; play 1"]
+# one of these is legal on every turn of the toy game; the others are refused
+TRY_EVERYTHING = ["play 1", "play 2", "play 3", "pass"] * 30
+
+
+def _play(argv: list[str], lines: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli_main(argv, stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out)
+    return code, out.getvalue()
+
+
+def test_a_whole_game_through_the_cli_with_bad_inputs(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    argv = ["play", "--env", TOY, "--opponents", "random", "--seed", "3", "--hint"]
+    argv += ["--hint-agent", "mcts:simulations=10", "--save", str(save)]
+    script = ["help", "moves", "board", "hint", *BAD_INPUTS, *TRY_EVERYTHING]
+    code, text = _play(argv, script)
+    assert code == 0, text
+    assert "=== game over ===" in text
+    assert ("wins" in text) or ("draw" in text)
+    assert "Type a move as its name" in text  # help
+    assert "hint (mcts:simulations=10): play" in text
+    assert "Cannot read 'xyzzy'" in text
+    assert "no legal move is called 'play 7'" in text
+    assert "Not legal: action 99 is out of range" in text
+    assert "Not legal: action 3 (pass) is illegal: you may pass only with an empty hand" in text
+    assert "Not legal: action 0 (play 1) is illegal: you hold no card of value 1" in text
+    assert "player_1 (random): play" in text  # the opponent's moves are shown
+    assert "Traceback" not in text
+    record = load_game(save)
+    assert record["agents"] == ["human", "random"]
+    resimulate(record)
+
+
+def test_quit_and_end_of_input_end_the_session_cleanly() -> None:
+    argv = ["play", "--env", TOY, "--opponents", "random", "random", "--seat", "1", "--seed", "2"]
+    code, text = _play(argv, ["hint", "quit"])
+    assert code == 2 and "Game abandoned." in text
+    assert "start the game with --hint" in text
+    code, text = _play(argv, ["xyzzy"])
+    assert code == 2 and "(end of input)" in text
+
+
+def test_bad_options_are_reported() -> None:
+    code = cli_main(
+        ["play", "--env", TOY, "--opponents", "nobody"], stdin=io.StringIO(), stdout=io.StringIO()
+    )
+    assert code == 2
+    with pytest.raises(SystemExit):
+        cli_main(["play", "--env", "no_such_game_v0"])
+
+
+class Typist(io.StringIO):
+    """Types a bad action number, then the name of a random legal move, on each prompt."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.game: TerminalGame | None = None
+        self.rng = np.random.default_rng(seed)
+        self.lines = 0
+
+    def readline(self, size: int | None = -1) -> str:
+        self.lines += 1
+        if self.lines % 4 == 1:
+            return "123456\n"
+        moves = legal_moves(self.game.env)
+        _action, name = moves[int(self.rng.integers(len(moves)))]
+        return name + "\n"
+
+
+@pytest.mark.parametrize("env_name", [*available_envs(), TOY])
+def test_generic_notation_plays_a_whole_game_of_every_environment(env_name: str) -> None:
+    typist, out = Typist(0), io.StringIO()
+    game = TerminalGame(env_name, ["random"], typist, out, seed=1, parser=GenericParser())
+    typist.game = game
+    assert game.run() == 0, out.getvalue()[-2000:]
+    assert "=== game over ===" in out.getvalue()
+    assert "out of range" in out.getvalue()
+
+
+def test_train_and_evaluate_forward_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = {}
+    for command in ("train", "evaluate"):
+        fake = SimpleNamespace(main=lambda argv, c=command: seen.setdefault(c, argv) and 0)
+        monkeypatch.setitem(sys.modules, f"tabletop_rl.baselines.ppo.{command}", fake)
+    assert cli_main(["train", "--config", "x.yaml", "--help"]) == 0
+    assert cli_main(["evaluate", "ppo.pt", "--games", "3"]) == 0
+    assert seen == {
+        "train": ["--config", "x.yaml", "--help"],
+        "evaluate": ["ppo.pt", "--games", "3"],
+    }

@@ -145,3 +145,13 @@ def test_slot_reports_rewards_of_every_agent_step() -> None:
     assert report.rewards.tolist() == [1.0, -1.0] and report.winners == [0]
     replayed = GameSlot(ENV, {}).replay(GameSetup(0, 0, ("learner", "random")), [0, 2])
     assert isinstance(replayed, GameOver) and replayed.length == 4
+
+
+def test_reward_shaping_is_relative_scaled_and_adds_the_win_bonus() -> None:
+    cfg = PPOConfig(env=ENV, relative_reward=True, reward_scale=0.5, win_bonus=2.0)
+    collector = _collector({"self": 1.0})
+    collector.cfg = cfg
+    over = GameOver(np.array([1.0, -1.0], np.float32), 4, [0], False, 4)
+    assert collector.shaped_rewards(over).tolist() == [3.0, -3.0]  # 0.5 * (1 - -1) + 2
+    tie = GameOver(np.array([3.0, 3.0], np.float32), 4, [0, 1], False, 4)
+    assert collector.shaped_rewards(tie).tolist() == [0.0, 0.0]

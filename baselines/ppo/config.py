@@ -48,6 +48,14 @@ class PPOConfig:
     ``"module:callable"`` returning a raw ``TabletopAECEnv``."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments for the environment's constructor (e.g. ``{num_players: 3}``)."""
+    relative_reward: bool = False
+    """Train on each seat's reward minus the mean reward of the other seats in the same step
+    (makes ``reward: score`` zero-sum: points the opponents score count against the seat)."""
+    reward_scale: float = 1.0
+    """Multiply the environment's rewards by this before training (e.g. 0.05 for points)."""
+    win_bonus: float = 0.0
+    """Added at the end of each game: +win_bonus to the winners, -win_bonus to the others
+    (0 to all on a full tie), as ``reward: win`` does; useful on top of ``reward: score``."""
     seed: int = 1
     """Seed of every random number generator of the run (environments, opponents, network
     initialisation, sampling, minibatches)."""

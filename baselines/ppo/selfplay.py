@@ -196,6 +196,21 @@ class SelfPlayCollector:
         return GameSetup(int(seeds[0]), int(seeds[1]), tuple(controllers)), primary
 
     # ------------------------------------------------------------------ collection
+    def shaped_rewards(self, report: Report) -> np.ndarray:
+        """The rewards the learner trains on (see ``relative_reward``, ``reward_scale``,
+        ``win_bonus``) from what reached each seat."""
+        cfg = self.cfg
+        r = report.rewards.astype(np.float64) * cfg.reward_scale
+        n = len(r)
+        if cfg.relative_reward and n > 1:
+            r = r - (r.sum() - r) / (n - 1)
+        over = isinstance(report, GameOver)
+        if cfg.win_bonus and over and 0 < len(report.winners) < n:  # type: ignore[union-attr]
+            bonus = np.full(n, -cfg.win_bonus)
+            bonus[report.winners] = cfg.win_bonus  # type: ignore[union-attr]
+            r = r + bonus
+        return r
+
     def collect(self, rounds: int) -> tuple[Batch, RolloutStats]:
         """Play ``rounds`` decision rounds over all games; the transitions finalised meanwhile."""
         import time
@@ -250,9 +265,10 @@ class SelfPlayCollector:
                 s.report = report
                 assert report is not None and s.setup is not None
                 stats.agent_steps += report.steps
+                rewards = self.shaped_rewards(report)
                 for seat, tr in s.pending.items():
-                    tr.reward += float(report.rewards[seat])
-                s.ep_return += float(report.rewards[s.primary])
+                    tr.reward += float(rewards[seat])
+                s.ep_return += float(rewards[s.primary])
                 if isinstance(report, GameOver):
                     for seat in sorted(s.pending):
                         tr = s.pending[seat]

@@ -1,0 +1,106 @@
+"""Learning-curve plots of PPO runs: ``python -m tabletop_rl.baselines.ppo.plot RUN_DIR OUT.png``.
+
+The figure has two panels: the periodic evaluation's win rate against each scripted agent
+with its Wilson 95% interval (``eval.csv``), and the training-time win rate of the learner's
+games against each kind of opponent, smoothed (``progress.csv``), both over learner steps and
+wall-clock minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def plot_run(run_dir: str | Path, out: str | Path, title: str | None = None) -> None:
+    """Write the learning curves of ``run_dir`` to the PNG ``out``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run_dir = Path(run_dir)
+    progress = _read(run_dir / "progress.csv")
+    evals = _read(run_dir / "eval.csv")
+    minutes = {int(r["global_step"]): float(r["time"]) / 60 for r in progress}
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    ax = axes[0]
+    by_opp: dict[str, list[tuple[int, float, float, float]]] = defaultdict(list)
+    for r in evals:
+        by_opp[r["opponent"]].append(
+            (int(r["global_step"]), float(r["win_rate"]), float(r["ci_low"]), float(r["ci_high"]))
+        )
+    for opp, rows in sorted(by_opp.items()):
+        steps, rate, lo, hi = (np.array(x) for x in zip(*rows, strict=True))
+        games = evals[0]["games"] if evals else "?"
+        ax.plot(steps, rate, marker="o", label=f"vs {opp} ({games} games, Wilson 95% CI)")
+        ax.fill_between(steps, lo, hi, alpha=0.25)
+    ax.set_ylim(0, 1.02)
+    ax.axhline(0.95, color="grey", lw=0.8, ls="--")
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (draws half)")
+    ax.set_title("periodic evaluation (greedy policy)")
+    ax.legend(loc="lower right", fontsize=8)
+    if minutes:
+        top = ax.secondary_xaxis(
+            "top",
+            functions=(
+                lambda s: np.interp(s, list(minutes), list(minutes.values())),
+                lambda m: np.interp(m, list(minutes.values()), list(minutes)),
+            ),
+        )
+        top.set_xlabel("wall-clock minutes")
+
+    ax = axes[1]
+    series: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for r in progress:
+        for part in (r.get("win_rate") or "").split(";"):
+            if "=" in part:
+                name, rest = part.split("=", 1)
+                series[name].append((int(r["global_step"]), float(rest.split("/")[0])))
+    for name, rows in sorted(series.items()):
+        if name == "self":
+            continue
+        steps, rate = (np.array(x) for x in zip(*rows, strict=True))
+        k = max(1, len(rate) // 30)
+        smooth = np.convolve(rate, np.ones(k) / k, mode="valid")
+        ax.plot(steps[k - 1 :], smooth, label=f"vs {name}")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate in training games (smoothed)")
+    ax.set_title("training games by opponent")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.suptitle(title or run_dir.name)
+    fig.tight_layout()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("out")
+    parser.add_argument("--title", default=None)
+    args = parser.parse_args(argv)
+    plot_run(args.run_dir, args.out, args.title)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -116,7 +116,130 @@ class GenericParser:
         return "\n".join(lines)
 
 
-PARSERS: dict[str, Callable[[], MoveParser]] = {}
+class QwirkleParser:
+    """Qwirkle in the rules' notation, at the window coordinates the board shows.
+
+    ``Rs@3,4 Rc@3,5`` lays a red square on row 3, column 4 and a red clover next to it and
+    ends the turn (the tiles may be typed in any order; they are laid in an order the rules
+    allow). ``swap Rs Bo`` exchanges those tiles, ``pass`` passes (only when nothing else is
+    legal), ``end`` ends a turn whose tiles were laid one line at a time.
+    """
+
+    _PLACE = re.compile(r"^([a-z]{2})@(-?\d+),(-?\d+)$")
+    HAND_SIZE = 6
+    EXCHANGES = 63
+
+    def _geometry(self, env: Any) -> tuple[Any, int, int]:
+        view = env.public_view(env.agent_selection)
+        cells = view.window * view.window
+        return view, cells, self.HAND_SIZE * cells
+
+    def parse(self, text: str, env: Any) -> list[int]:
+        from tabletop_rl.envs.qwirkle.tiles import parse_tile, tile_name
+
+        view, cells, end = self._geometry(env)
+        words = re.sub(r"\s*([@,])\s*", r"\1", text.strip().lower()).split()
+        if not words:
+            raise NotationError("empty move")
+        if words == ["pass"]:
+            return [end + self.EXCHANGES + 1]
+        if words in (["end"], ["done"]):
+            return [end]
+        used = {slot for _r, _c, slot in view.laid_this_turn}
+        free = [s for s in range(len(view.hand)) if s not in used]
+
+        def take(code: str) -> int:
+            tile = parse_tile(code)
+            for s in free:
+                if view.hand[s] == tile:
+                    free.remove(s)
+                    return s
+            hand = " ".join(tile_name(view.hand[s]) for s in range(len(view.hand)) if s not in used)
+            raise NotationError(f"you hold no (more) {tile_name(tile)}; your hand: {hand}")
+
+        if words[0] in ("swap", "exchange"):
+            if len(words) == 1:
+                raise NotationError("name the tiles to swap, e.g. 'swap Rs Bo'")
+            return [end + sum(1 << take(code) for code in words[1:])]
+        placements = []
+        for word in words:
+            m = self._PLACE.match(word)
+            if m is None:
+                raise NotationError(
+                    f"{word!r} is not a placement; write tile@row,col such as Rs@3,4"
+                )
+            row, col = int(m[2]), int(m[3])
+            if not (0 <= row < view.window and 0 <= col < view.window):
+                raise NotationError(
+                    f"cell {row},{col} is outside the board window (0 to {view.window - 1})"
+                )
+            placements.append(take(m[1]) * cells + row * view.window + col)
+        ordered = _legal_order(env, placements) or placements
+        sim = copy.deepcopy(env)
+        try:
+            for action in ordered:
+                sim.step(action)
+        except IllegalActionError:
+            return ordered  # the game explains what is wrong
+        mover = env.agent_selection
+        if sim.agent_selection == mover and not _finished(sim) and sim.action_mask()[end]:
+            ordered.append(end)
+        return ordered
+
+    def format_action(self, action: int, env: Any) -> str | None:
+        """One sub-action in notation (``None`` for the end of a turn)."""
+        from tabletop_rl.envs.qwirkle.tiles import tile_name
+
+        view, cells, end = self._geometry(env)
+        if action < end:
+            slot, cell = divmod(action, cells)
+            row, col = divmod(cell, view.window)
+            return f"{tile_name(view.hand[slot])}@{row},{col}"
+        if action == end:
+            return None
+        if action == end + self.EXCHANGES + 1:
+            return "pass"
+        slots = [s for s in range(self.HAND_SIZE) if (action - end) >> s & 1]
+        return "swap " + " ".join(tile_name(view.hand[s]) for s in slots)
+
+    def help(self, env: Any) -> str:
+        view = env.public_view(env.agent_selection)
+        return "\n".join(
+            [
+                "Tiles: colour R O Y G B P + shape o circle, x cross, d diamond, s square,",
+                "t star, c clover (e.g. Rs = red square). Coordinates: row,col as on the board",
+                f"(0 to {view.window - 1}).",
+                "  Rs@3,4 Rc@3,5   lay tiles (any order) and end the turn",
+                "  swap Rs Bo      exchange these tiles with the bag",
+                "  pass            pass (only when you can neither lay nor exchange)",
+                f"You may exchange up to {view.max_exchange} tiles now."
+                if view.max_exchange
+                else "No exchange is possible now.",
+            ]
+        )
+
+
+def _finished(env: Any) -> bool:
+    return any(env.terminations.values()) or any(env.truncations.values())
+
+
+def _legal_order(env: Any, actions: list[int]) -> list[int] | None:
+    """An order in which ``actions`` are all legal one after another (depth-first search)."""
+    if not actions:
+        return []
+    mask = env.action_mask()
+    for k, action in enumerate(actions):
+        if not mask[action]:
+            continue
+        sim = copy.deepcopy(env)
+        sim.step(action)
+        rest = _legal_order(sim, actions[:k] + actions[k + 1 :])
+        if rest is not None:
+            return [action, *rest]
+    return None
+
+
+PARSERS: dict[str, Callable[[], MoveParser]] = {"qwirkle_v0": QwirkleParser}
 """Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
 
 
@@ -198,14 +321,21 @@ class TerminalGame:
     def _over(self) -> bool:
         return any(self.env.terminations.values()) or any(self.env.truncations.values())
 
+    def _name(self, action: int, env: Any) -> str | None:
+        """A move in the game's notation if its parser has one, else ``describe_action``."""
+        formatter = getattr(self.parser, "format_action", None)
+        if formatter is not None:
+            return formatter(action, env)
+        return env.describe_action(action)
+
     def _agent_turn(self, mover: str) -> None:
         names = []
         while not self._over() and self.env.agent_selection == mover:
             action = select_action(self.agents[mover], self.env, mover, env_name=self.env_name)
-            names.append(self.env.describe_action(action))
+            names.append(self._name(action, self.env))
             self.env.step(action)
             self.actions.append(action)
-        self.say(f"{self.labels[mover]}: {', '.join(names)}")
+        self.say(f"{self.labels[mover]}: {_join(names)}")
 
     def _human_turn(self) -> bool:
         """Read until a legal move is made (True) or the human quits (False)."""
@@ -256,10 +386,10 @@ class TerminalGame:
                 return False
         names = []
         for action in actions:
-            names.append(self.env.describe_action(int(action)))
+            names.append(self._name(int(action), self.env))
             self.env.step(int(action))
             self.actions.append(int(action))
-        self.say(f"{self.labels[self.human]}: {', '.join(names)}")
+        self.say(f"{self.labels[self.human]}: {_join(names)}")
         return True
 
     @staticmethod
@@ -275,9 +405,9 @@ class TerminalGame:
         names = []
         while not self._sim_over(sim) and sim.agent_selection == self.human:
             action = select_action(agent, sim, self.human, env_name=self.env_name)
-            names.append(sim.describe_action(action))
+            names.append(self._name(action, sim))
             sim.step(action)
-        return f"hint ({spec}): {', '.join(names)}"
+        return f"hint ({spec}): {_join(names)}"
 
     def _strongest(self) -> str:
         from .agents import agent_names
@@ -302,6 +432,14 @@ class TerminalGame:
             "truncated": any(env.truncations.values()),
             "forfeit": None,
         }
+
+
+def _join(names: Sequence[str | None]) -> str:
+    shown = [n for n in names if n]
+    if not shown:
+        return "(turn ended)"
+    # notation (no spaces inside a move) reads best space-separated
+    return (" " if all(" " not in n.replace("swap ", "") for n in shown) else ", ").join(shown)
 
 
 def main(args: Any, stdin: TextIO, stdout: TextIO) -> int:
@@ -330,6 +468,7 @@ __all__ = [
     "PARSERS",
     "GenericParser",
     "MoveParser",
+    "QwirkleParser",
     "TerminalGame",
     "legal_moves",
     "main",

@@ -36,7 +36,7 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 toy_games = importlib.import_module("toy_games")
 TOY = "toy_games:raw_env"
-FAST_MCTS = "mcts:simulations=4,max_rollout_steps=30"
+FAST_MCTS = "mcts:simulations=2,max_rollout_steps=10"
 
 
 # ------------------------------------------------------------------ seating and seeds

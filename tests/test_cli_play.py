@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import io
+import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -113,3 +115,66 @@ def test_train_and_evaluate_forward_their_arguments(monkeypatch: pytest.MonkeyPa
         "train": ["--config", "x.yaml", "--help"],
         "evaluate": ["ppo.pt", "--games", "3"],
     }
+
+
+class QwirkleTypist(io.StringIO):
+    """Types a random legal Qwirkle turn in the rules' notation (placements shuffled), after
+    a few inputs that must be refused."""
+
+    BAD = ("Zz@1,1", "Rs@99,99", "swap", "Rs@3", "Ro@0,0 Ro@0,1", "pass")
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.game: TerminalGame | None = None
+        self.rng = np.random.default_rng(seed)
+        self.lines = 0
+
+    def readline(self, size: int | None = -1) -> str:
+        self.lines += 1
+        if self.lines <= len(self.BAD):
+            return self.BAD[self.lines - 1] + "\n"
+        env, parser = self.game.env, self.game.parser
+        sim = copy.deepcopy(env)
+        words = []
+        while sim.agent_selection == env.agent_selection and not any(sim.terminations.values()):
+            action = int(self.rng.choice(np.flatnonzero(sim.action_mask())))
+            word = parser.format_action(action, sim)
+            if word:
+                words.append(word)
+            sim.step(action)
+        self.rng.shuffle(words)
+        return " ".join(words) + "\n"
+
+
+@pytest.mark.skipif("qwirkle_v0" not in available_envs(), reason="Qwirkle is not registered")
+def test_a_whole_qwirkle_game_in_the_rules_notation() -> None:
+    typist, out = QwirkleTypist(0), io.StringIO()
+    game = TerminalGame("qwirkle_v0", ["random"], typist, out, seed=2)
+    typist.game = game
+    assert game.run() == 0, out.getvalue()[-3000:]
+    text = out.getvalue()
+    assert "=== game over ===" in text
+    assert "Cannot read 'Zz@1,1'" in text
+    assert "outside the board window" in text
+    assert "name the tiles to swap" in text
+    assert "is not a placement" in text
+    assert "Not legal" in text
+    assert re.search(r"player_0 \(you\): [ROYGBP][oxdstc]@\d+,\d+", text)
+    assert re.search(r"player_1 \(random\): ([ROYGBP][oxdstc]@\d+,\d+|swap|pass)", text)
+
+
+@pytest.mark.skipif("qwirkle_v0" not in available_envs(), reason="Qwirkle is not registered")
+def test_qwirkle_notation_maps_to_the_right_actions() -> None:
+    from tabletop_rl.baselines.arena import make_env
+    from tabletop_rl.baselines.play import QwirkleParser
+
+    env = make_env("qwirkle_v0", num_players=2)
+    env.reset(seed=5)
+    parser = QwirkleParser()
+    for action in np.flatnonzero(env.action_mask()):
+        word = parser.format_action(int(action), env)
+        tile, cell = word.split("@")
+        described = env.describe_action(int(action))
+        assert f"({tile})" in described and f"window cell ({cell.replace(',', ', ')})" in described
+        parsed = parser.parse(word, env)
+        assert parsed[0] == action or tile in env.describe_action(parsed[0])

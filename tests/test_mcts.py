@@ -129,3 +129,17 @@ def test_determinisation_depends_only_on_what_the_player_sees(env_name: str) -> 
                 a.observe(agent)["observation"], b.observe(agent)["observation"]
             )
         env.step(int(rng.choice(np.flatnonzero(env.observe(name)["action_mask"]))))
+
+
+def test_cut_rollouts_are_judged_by_score() -> None:
+    from tabletop_rl.baselines.agents.mcts import _judge_unfinished
+
+    env = _position(counter=9, hand=[1, 2], other=[3, 3])
+    env.state["scores"] = [5, 3]
+    assert _judge_unfinished(env, None) == [1.0, 0.0]
+    fair = _judge_unfinished(env, 2.0)
+    assert fair[0] == pytest.approx(1 / (1 + np.exp(-1))) and fair[0] + fair[1] == pytest.approx(1)
+    env.state["scores"] = [4, 4]
+    assert _judge_unfinished(env, None) == [0.5, 0.5]
+    agent = MCTSAgent(np.random.default_rng(0), simulations=20, rollout_turns=1, margin_scale=3)
+    assert env.action_mask()[select_action(agent, env)]

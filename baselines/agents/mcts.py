@@ -22,8 +22,12 @@ are the action sequences played from the current decision; each iteration
 
 A result is the player's share of the win (1 for a sole win, ``1/k`` for a win shared by
 ``k`` players, 0 for a loss; a truncated game is a draw). Rollouts may be cut after
-``max_rollout_steps`` agent steps; the cut game is then judged by ``final_scores()`` if the
-game provides it (the leaders share the win), otherwise as a draw. The move played is the
+``max_rollout_steps`` agent steps or after ``rollout_turns`` changes of the player to act
+(long games such as Qwirkle need this). The cut game is judged by the game's
+``final_scores()`` (its current scores) if it provides them: with ``margin_scale=None`` the
+leaders share the win; otherwise each player gets
+``1 / (1 + exp(-(own score - best other score) / margin_scale))``. A game without scores
+is judged a draw at the cut. The move played is the
 most visited child of the root. A turn made of several sub-actions (Qwirkle, Qwirkle Cards)
 is searched one sub-action at a time, each a level of the tree.
 
@@ -77,6 +81,8 @@ class MCTSAgent:
         rollout: str = "random",
         c: float = 0.7,
         max_rollout_steps: int | None = None,
+        rollout_turns: int | None = None,
+        margin_scale: float | None = None,
         env_name: str | None = None,
     ) -> None:
         if rollout not in ROLLOUTS:
@@ -85,14 +91,22 @@ class MCTSAgent:
             raise ConfigError(f"simulations must be at least 1, got {simulations}")
         if time_ms is not None and time_ms <= 0:
             raise ConfigError(f"time_ms must be positive, got {time_ms}")
-        if max_rollout_steps is not None and max_rollout_steps < 0:
-            raise ConfigError(f"max_rollout_steps must be >= 0, got {max_rollout_steps}")
+        for option, value in (
+            ("max_rollout_steps", max_rollout_steps),
+            ("rollout_turns", rollout_turns),
+        ):
+            if value is not None and value < 0:
+                raise ConfigError(f"{option} must be >= 0, got {value}")
+        if margin_scale is not None and margin_scale <= 0:
+            raise ConfigError(f"margin_scale must be positive, got {margin_scale}")
         self.rng = rng
         self.simulations = int(simulations)
         self.time_ms = time_ms
         self.rollout = rollout
         self.c = float(c)
         self.max_rollout_steps = max_rollout_steps
+        self.rollout_turns = rollout_turns
+        self.margin_scale = margin_scale
         self.env_name = env_name
         self._greedy: dict[str, Any] = {}
         self.last_iterations = 0
@@ -190,10 +204,13 @@ class MCTSAgent:
         return False, None
 
     def _rollout(self, env: Any) -> list[float]:
-        steps = 0
+        steps, turns = 0, 0
+        player = env._current_player()
         while True:
-            if self.max_rollout_steps is not None and steps >= self.max_rollout_steps:
-                return _judge_unfinished(env)
+            if (self.max_rollout_steps is not None and steps >= self.max_rollout_steps) or (
+                self.rollout_turns is not None and turns >= self.rollout_turns
+            ):
+                return _judge_unfinished(env, self.margin_scale)
             if self.rollout == "greedy":
                 action = self._greedy_action(env)
             else:
@@ -203,6 +220,9 @@ class MCTSAgent:
             steps += 1
             if done:
                 return result
+            now = env._current_player()
+            turns += now != player
+            player = now
 
     def _greedy_action(self, env: Any) -> int:
         from . import make_agent
@@ -225,14 +245,20 @@ def _credits(winners: list[int], n: int) -> list[float]:
     return out
 
 
-def _judge_unfinished(env: Any) -> list[float]:
+def _judge_unfinished(env: Any, margin_scale: float | None) -> list[float]:
     scores = getattr(env, "final_scores", None)
     n = env.num_players
     if scores is None:
         return [1.0 / n] * n
-    values = list(scores())
-    best = max(values)
-    return _credits([i for i, v in enumerate(values) if v == best], n)
+    values = [float(v) for v in scores()]
+    if margin_scale is None:
+        best = max(values)
+        return _credits([i for i, v in enumerate(values) if v == best], n)
+    out = []
+    for i, v in enumerate(values):
+        margin = v - max(values[:i] + values[i + 1 :])
+        out.append(1.0 / (1.0 + math.exp(-margin / margin_scale)))
+    return out
 
 
 __all__ = ["MCTSAgent"]

@@ -239,7 +239,81 @@ def _legal_order(env: Any, actions: list[int]) -> list[int] | None:
     return None
 
 
-PARSERS: dict[str, Callable[[], MoveParser]] = {"qwirkle_v0": QwirkleParser}
+class LiniellParser:
+    """Liniell moves at the window coordinates the board shows.
+
+    ``2,3 r1`` lays the drawn tile on row 2, column 3 turned one quarter clockwise (``r0``
+    to ``r3``; ``r0`` may be left out). ``occupy N`` puts a pawn from your supply on the
+    laid tile's line through its north port (ports ``N E S W``); ``occupy N from 1`` moves
+    your first placed pawn there instead. ``skip`` occupies nothing. A lay and an occupy may
+    share a line: ``2,3 r1; occupy N``.
+    """
+
+    _LAY = re.compile(r"^(?:lay\s+)?(\d+)\s*,\s*(\d+)(?:\s*(?:r|rot|rotation)?\s*(\d+))?$")
+    _OCCUPY = re.compile(r"^(?:occupy|move)\s+([nesw])(?:\s+(?:from|with|pawn)\s*(\d))?$")
+    PORTS = "NESW"
+
+    @staticmethod
+    def _constants() -> tuple[int, int, int, int]:
+        from tabletop_rl.envs import liniell_v0
+        from tabletop_rl.envs.liniell.board import WINDOW
+
+        return WINDOW, liniell_v0.OCCUPY, liniell_v0.NUM_SOURCES, liniell_v0.SKIP
+
+    def parse(self, text: str, env: Any) -> list[int]:
+        return [self._one(part.strip().lower()) for part in text.split(";") if part.strip()]
+
+    def _one(self, text: str) -> int:
+        window, occupy, sources, skip = self._constants()
+        if text in ("skip", "none", "nothing"):
+            return skip
+        m = self._LAY.match(text)
+        if m:
+            row, col, rot = int(m[1]), int(m[2]), int(m[3] or 0)
+            if not (0 <= row < window and 0 <= col < window):
+                raise NotationError(f"cell {row},{col} is outside the window (0 to {window - 1})")
+            if rot > 3:
+                raise NotationError(f"rotation r{rot} does not exist; use r0 to r3")
+            return 4 * (row * window + col) + rot
+        m = self._OCCUPY.match(text)
+        if m:
+            port = self.PORTS.index(m[1].upper())
+            source = int(m[2] or 0)
+            if source >= sources:
+                raise NotationError(f"you have placed pawns 1 to {sources - 1}, not {source}")
+            return occupy + sources * port + source
+        raise NotationError(
+            f"{text!r} is not a Liniell move; write ROW,COL rK to lay, 'occupy N' "
+            "(or 'occupy N from 1'), or 'skip'"
+        )
+
+    def format_action(self, action: int, env: Any) -> str | None:
+        window, occupy, sources, skip = self._constants()
+        if action < occupy:
+            cell, rot = divmod(action, 4)
+            row, col = divmod(cell, window)
+            return f"{row},{col} r{rot}"
+        if action == skip:
+            return "skip"
+        port, source = divmod(action - occupy, sources)
+        return f"occupy {self.PORTS[port]}" + (f" from {source}" if source else "")
+
+    def help(self, env: Any) -> str:
+        return "\n".join(
+            [
+                "Lay the drawn tile: ROW,COL rK, e.g. 2,3 r1 (rows and columns as on the board,",
+                "rK turns the tile K quarter-turns clockwise, r0 to r3; r0 may be omitted).",
+                "Then occupy a line of the tile just laid: occupy N (a pawn from your supply,",
+                "ports N E S W), occupy N from 1 (move your first placed pawn), or skip.",
+                "Both on one line: 2,3 r1; occupy N",
+            ]
+        )
+
+
+PARSERS: dict[str, Callable[[], MoveParser]] = {
+    "qwirkle_v0": QwirkleParser,
+    "liniell_v0": LiniellParser,
+}
 """Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
 
 
@@ -467,6 +541,7 @@ __all__ = [
     "HINT_LADDER",
     "PARSERS",
     "GenericParser",
+    "LiniellParser",
     "MoveParser",
     "QwirkleParser",
     "TerminalGame",

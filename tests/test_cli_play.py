@@ -7,6 +7,7 @@ import importlib
 import io
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -178,3 +179,51 @@ def test_qwirkle_notation_maps_to_the_right_actions() -> None:
         assert f"({tile})" in described and f"window cell ({cell.replace(',', ', ')})" in described
         parsed = parser.parse(word, env)
         assert parsed[0] == action or tile in env.describe_action(parsed[0])
+
+
+class NotationTypist(io.StringIO):
+    """Types a random legal turn in the game's notation, ';' between moves."""
+
+    def __init__(self, seed: int, bad: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.game: TerminalGame | None = None
+        self.rng = np.random.default_rng(seed)
+        self.bad = list(bad)
+
+    def readline(self, size: int | None = -1) -> str:
+        if self.bad:
+            return self.bad.pop(0) + "\n"
+        env, parser = self.game.env, self.game.parser
+        sim = copy.deepcopy(env)
+        words = []
+        while sim.agent_selection == env.agent_selection and not any(sim.terminations.values()):
+            action = int(self.rng.choice(np.flatnonzero(sim.action_mask())))
+            words.append(parser.format_action(action, sim))
+            sim.step(action)
+        return "; ".join(w for w in words if w) + "\n"
+
+
+@pytest.mark.skipif("liniell_v0" not in available_envs(), reason="Liniell is not registered")
+def test_a_whole_liniell_game_in_notation() -> None:
+    from tabletop_rl.baselines.arena import make_env
+    from tabletop_rl.baselines.play import LiniellParser
+
+    parser = LiniellParser()
+    env = make_env("liniell_v0", num_players=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    while not any(env.terminations.values()):
+        for action in np.flatnonzero(env.action_mask()):
+            assert parser.parse(parser.format_action(int(action), env), env) == [action]
+        env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+
+    bad = ["9,9 r0", "3,3 r7", "occupy Q", "lay here", "0,0 r0", "skip"]
+    typist, out = NotationTypist(1, bad), io.StringIO()
+    game = TerminalGame("liniell_v0", ["random"], typist, out, seed=3)
+    typist.game = game
+    assert game.run() == 0, out.getvalue()[-3000:]
+    text = out.getvalue()
+    assert "outside the window" in text and "r7 does not exist" in text
+    assert "is not a Liniell move" in text and "Not legal" in text
+    assert re.search(r"player_0 \(you\): \d,\d r\d", text)
+    assert "=== game over ===" in text

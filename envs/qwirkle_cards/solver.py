@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import KIND_LINES, NUM_KINDS, NUM_LINES, counts_to_kinds
+from .cards import KIND_LINES, LINE_KINDS, NUM_KINDS, NUM_LINES, counts_to_kinds
 
 _SIGMA_CAP = 9
 """A line count of 9 or more satisfies any multiplicity (at most 3 copies of a kind)."""
@@ -118,8 +118,13 @@ def _propagate(fixed: Sequence[int], optional: Sequence[int]) -> tuple[list[int]
     return lo, hi
 
 
-def _search(fixed: Sequence[int], optional: Sequence[int]) -> Split | None:
-    """Find a split of ``fixed + extra`` for some ``0 <= extra <= optional``; None if none."""
+def _search(
+    fixed: Sequence[int], optional: Sequence[int], hint: Split | None = None
+) -> Split | None:
+    """Find a split of ``fixed + extra`` for some ``0 <= extra <= optional``; None if none.
+
+    With a ``hint`` (a split of a nearby multiset) each kind first tries the hint's choice.
+    """
     bounds = _propagate(fixed, optional)
     if bounds is None:
         return None
@@ -128,25 +133,30 @@ def _search(fixed: Sequence[int], optional: Sequence[int]) -> Split | None:
     live = [k for k in range(NUM_KINDS) if hi_n_all[k]]
     if not live:
         return Split((0,) * NUM_KINDS, (0,) * NUM_KINDS)
-    # elimination order of the lines: repeatedly the open line with the fewest undecided cells
-    undecided = [set() for _ in range(NUM_LINES)]
+    # elimination order: repeatedly the open line with the fewest undecided cells; its
+    # undecided cells are decided next, after which it is complete
+    undecided: list[list[int]] = [[] for _ in range(NUM_LINES)]
     for k in live:
         a, b = KIND_LINES[k]
-        undecided[a].add(k)
-        undecided[b].add(k)
+        undecided[a].append(k)
+        undecided[b].append(k)
+    done = [False] * NUM_KINDS
+    left = [len(u) for u in undecided]
     cells: list[int] = []
-    open_lines = {line for line in range(NUM_LINES) if undecided[line]}
-    while open_lines:
-        line = min(open_lines, key=lambda x: (len(undecided[x]), x))
-        open_lines.discard(line)
-        for k in sorted(undecided[line]):
-            cells.append(k)
-            a, b = KIND_LINES[k]
-            other = b if a == line else a
-            undecided[other].discard(k)
-            if not undecided[other]:
-                open_lines.discard(other)
-        undecided[line].clear()
+    while len(cells) < len(live):
+        line = -1
+        best = 99
+        for L in range(NUM_LINES):
+            if 0 < left[L] < best:
+                best = left[L]
+                line = L
+        for k in undecided[line]:
+            if not done[k]:
+                done[k] = True
+                cells.append(k)
+                a, b = KIND_LINES[k]
+                left[a] -= 1
+                left[b] -= 1
     ncell = len(cells)
     # most copies of one kind each line can receive: caps the count that matters (3 x that)
     line_cap = [0] * NUM_LINES
@@ -175,7 +185,11 @@ def _search(fixed: Sequence[int], optional: Sequence[int]) -> Split | None:
     for k in cells:
         opts = []
         for n in range(hi_n_all[k], fixed[k] - 1, -1):
-            for a in range(min(n, hi_a[k]), lo_a[k] - 1, -1):
+            values = list(range(min(n, hi_a[k]), lo_a[k] - 1, -1))
+            if hint is not None and len(values) > 1:
+                target = hint.to_colour[k]
+                values.sort(key=lambda a, t=target: abs(a - t))
+            for a in values:
                 opts.append((n, a, n - a))
         choices_l.append(opts)
     failed: set[tuple] = set()
@@ -237,17 +251,118 @@ def _search(fixed: Sequence[int], optional: Sequence[int]) -> Split | None:
     return Split(tuple(total), tuple(to_colour))
 
 
+def _quick(counts: tuple[int, ...]) -> Split | None:
+    """A split that sends every card to its colour line, or every card to its symbol line,
+    when that one is valid (common on large tables); None otherwise (not a proof)."""
+    for colour_side in (True, False):
+        ok = True
+        for line in range(6):
+            size = mult = 0
+            for j in range(6):
+                n = counts[line * 6 + j] if colour_side else counts[j * 6 + line]
+                size += n
+                if n > mult:
+                    mult = n
+            if size and size < 3 * mult:
+                ok = False
+                break
+        if ok:
+            return Split(counts, counts if colour_side else _NO_OPTIONAL)
+    return None
+
+
+_LOCAL_MOVES = 24
+
+
+def _local_search(counts: tuple[int, ...], hint: Split | None) -> Split | None:
+    """A split of ``counts`` found by improving moves from a start assignment (``hint``'s
+    choices where it has the kind, else every copy to the kind's fuller line); None if it gets
+    stuck (not a proof).
+
+    A line's penalty is how many cards it lacks (``3 x multiplicity - count``, 0 when empty
+    or valid); each move changes how one kind's copies divide between its two lines, choosing
+    the change that lowers the penalty of a broken line's neighbourhood most.
+    """
+    line_total = [0] * NUM_LINES
+    for k in range(NUM_KINDS):
+        if counts[k]:
+            c, s = KIND_LINES[k]
+            line_total[c] += counts[k]
+            line_total[s] += counts[k]
+    a = [0] * NUM_KINDS
+    for k in range(NUM_KINDS):
+        n = counts[k]
+        if not n:
+            continue
+        if hint is not None and hint.total[k]:
+            a[k] = min(n, hint.to_colour[k])
+        else:
+            c, s = KIND_LINES[k]
+            a[k] = n if line_total[c] >= line_total[s] else 0
+
+    def penalty(line: int) -> int:
+        size = mult = 0
+        if line < 6:
+            for k in LINE_KINDS[line]:
+                x = a[k]
+                size += x
+                if x > mult:
+                    mult = x
+        else:
+            for k in LINE_KINDS[line]:
+                x = counts[k] - a[k]
+                size += x
+                if x > mult:
+                    mult = x
+        return 0 if size >= 3 * mult else 3 * mult - size
+
+    pen = [penalty(L) for L in range(NUM_LINES)]
+    for _ in range(_LOCAL_MOVES):
+        worst = max(range(NUM_LINES), key=pen.__getitem__)
+        if not pen[worst]:
+            return Split(counts, tuple(a))
+        best_gain = 0
+        best: tuple[int, int] | None = None
+        for k in LINE_KINDS[worst]:
+            n = counts[k]
+            if not n:
+                continue
+            c, s = KIND_LINES[k]
+            old_a = a[k]
+            before = pen[c] + pen[s]
+            for na in range(n + 1):
+                if na == old_a:
+                    continue
+                a[k] = na
+                gain = before - penalty(c) - penalty(s)
+                if gain > best_gain:
+                    best_gain = gain
+                    best = (k, na)
+            a[k] = old_a
+        if best is None:
+            return None
+        k, na = best
+        a[k] = na
+        c, s = KIND_LINES[k]
+        pen[c] = penalty(c)
+        pen[s] = penalty(s)
+    return None
+
+
 _CACHE: dict[tuple[bytes, bytes], Split | None] = {}
 _CACHE_LIMIT = 200_000
 _NO_OPTIONAL = (0,) * NUM_KINDS
 
 
-def find_split(fixed: Sequence[int], optional: Sequence[int] | None = None) -> Split | None:
+def find_split(
+    fixed: Sequence[int], optional: Sequence[int] | None = None, hint: Split | None = None
+) -> Split | None:
     """A split into valid rows of ``fixed`` plus some of the ``optional`` extra copies.
 
     Returns None when no choice of extras ``0 <= extra <= optional`` (per kind) makes the
     multiset valid. ``Split.total`` tells which extras were used; the search tries to use as
-    many extras as possible first. Results are cached.
+    many extras as possible first. ``hint`` (a split of a nearby multiset) is tried first by
+    moving only the changed copies. Results are cached.
 
     >>> from .cards import parse_cards, format_cards
     >>> s = find_split(parse_cards("Rs Os"), parse_cards("Ys Bd Bs"))
@@ -270,10 +385,32 @@ def find_split(fixed: Sequence[int], optional: Sequence[int] | None = None) -> S
         return _CACHE[key]
     except KeyError:
         pass
-    result = _search(fix, opt)
+    result = None
+    if not any(opt):
+        result = _quick(fix)
+        if result is None:
+            result = _local_search(fix, hint)
+    if result is None:
+        result = _search(fix, opt, hint)
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[key] = result
+    return result
+
+
+def quick_split(counts: Sequence[int], hint: Split | None = None) -> Split | None:
+    """A split of ``counts`` found cheaply (cache, one-sided splits, local search from
+    ``hint``), or
+    None — which proves nothing; :func:`find_split` decides."""
+    fix = tuple(counts)
+    key = (bytes(fix), bytes(_NO_OPTIONAL))
+    if key in _CACHE:
+        return _CACHE[key]
+    result = _quick(fix)
+    if result is None:
+        result = _local_search(fix, hint)
+    if result is not None:
+        _CACHE[key] = result
     return result
 
 

@@ -1,0 +1,346 @@
+"""Turns: which cards to play and which Qwirkles to take, and how to build one step by step.
+
+A turn is a choice of (a) the cards to play from the hand, at least one, and (b) the
+Qwirkles to take, each six distinct cards of one line (one card of each kind of a colour or
+of a symbol), such that table + played - taken is valid (rules reference, "A turn").
+
+**Two Qwirkles of one line.** The rules let several rows of one colour or symbol lie on the
+table at once, and at the end of the turn the player takes *every* 6-card row. So when the
+table and the played cards hold two (or three) copies of each kind of a line, the player may
+arrange, and take, two (or three) Qwirkles of that line. ``Turn.taken`` therefore counts
+Qwirkles per line (0 to 3).
+
+Because a valid table plus a Qwirkle is valid (the Qwirkle is a row), taking fewer Qwirkles
+never breaks a valid turn: the cards ``P`` can be played if and only if ``table + P`` is
+valid, and the Qwirkles that may then be taken form a downward-closed family.
+
+**Building a turn by sub-actions** (the environment's actions, :class:`TurnBuilder`): first
+play cards one at a time, then take Qwirkles one at a time, then end the turn. Once a
+Qwirkle is taken no more cards are played. A sub-action is allowed exactly when the turn can
+still be completed to a legal turn, so there are no dead ends and every legal turn is
+reachable: play ``k`` needs some playable ``P`` containing the cards played so far and ``k``;
+taking ``L`` needs the cards played so far to be playable, the Qwirkle's cards to be on the
+table or played, and the rest still valid; ending needs the selection itself to be a legal
+turn. A turn takes at most ``hand size + Qwirkles taken + 1`` sub-actions (hand size + 13
+whenever at most 12 Qwirkles are taken, which needs fewer than 78 cards on the table).
+
+**The first turn** lays exactly one of the starting player's largest sets (one card of each
+kind of a line that the player holds, identical cards counted once); a 6-card start row is
+a Qwirkle and must be taken before the turn ends.
+
+>>> from .cards import parse_cards, format_cards
+>>> table = parse_cards("Ro Rx Rs Bo Bx Bs")
+>>> hand = parse_cards("Bd Bs Yd Od")
+>>> sorted(format_cards(t.played) for t in legal_turns(table, hand) if not any(t.taken))
+['Bd', 'Od Yd Bd']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .cards import LINE_KINDS, NUM_KINDS, NUM_LINES, format_cards, line_name
+from .solver import Split, find_split, quick_split
+
+Counts = tuple[int, ...]
+EMPTY_CARDS: Counts = (0,) * NUM_KINDS
+EMPTY_LINES: Counts = (0,) * NUM_LINES
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A complete turn: cards played (36 counts) and Qwirkles taken (12 counts per line)."""
+
+    played: Counts
+    taken: Counts = EMPTY_LINES
+
+    @property
+    def num_qwirkles(self) -> int:
+        return sum(self.taken)
+
+    @property
+    def num_played(self) -> int:
+        return sum(self.played)
+
+    def __str__(self) -> str:
+        text = "play " + format_cards(self.played)
+        if any(self.taken):
+            lines = [line_name(L) for L in range(NUM_LINES) for _ in range(self.taken[L])]
+            text += " take " + " ".join(lines)
+        return text
+
+
+def add(a: Sequence[int], b: Sequence[int]) -> Counts:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def sub(a: Sequence[int], b: Sequence[int]) -> Counts:
+    return tuple(x - y for x, y in zip(a, b, strict=True))
+
+
+def qwirkle_cards(taken: Sequence[int]) -> Counts:
+    """The cards of the Qwirkles ``taken`` (12 counts per line)."""
+    out = [0] * NUM_KINDS
+    for line, times in enumerate(taken):
+        if times:
+            for k in LINE_KINDS[line]:
+                out[k] += times
+    return tuple(out)
+
+
+def sub_multisets(counts: Sequence[int]) -> Iterator[Counts]:
+    """Every sub-multiset of ``counts`` (the empty one first)."""
+    live = [k for k in range(NUM_KINDS) if counts[k]]
+
+    def rec(i: int, cur: list[int]) -> Iterator[Counts]:
+        if i == len(live):
+            yield tuple(cur)
+            return
+        k = live[i]
+        for c in range(counts[k] + 1):
+            cur[k] = c
+            yield from rec(i + 1, cur)
+        cur[k] = 0
+
+    yield from rec(0, [0] * NUM_KINDS)
+
+
+def takeable_sets(after: Sequence[int]) -> list[Counts]:
+    """Every multiset of Qwirkles (12 counts) that can be taken from the valid multiset
+    ``after`` (table + played) leaving it valid, the empty one included."""
+    out: list[Counts] = []
+
+    def rec(start: int, rest: Counts, taken: list[int]) -> None:
+        out.append(tuple(taken))
+        for line in range(start, NUM_LINES):
+            if all(rest[k] for k in LINE_KINDS[line]):
+                left = list(rest)
+                for k in LINE_KINDS[line]:
+                    left[k] -= 1
+                left_t = tuple(left)
+                if find_split(left_t) is not None:
+                    taken[line] += 1
+                    rec(line, left_t, taken)
+                    taken[line] -= 1
+
+    rec(0, tuple(after), [0] * NUM_LINES)
+    return out
+
+
+def max_qwirkles(after: Sequence[int]) -> Counts:
+    """A largest multiset of Qwirkles takeable from the valid multiset ``after``."""
+    return max(takeable_sets(after), key=lambda q: (sum(q), q))
+
+
+def largest_sets(hand: Sequence[int]) -> tuple[int, list[int]]:
+    """The start number of a hand and the lines of its largest sets.
+
+    The start number is the size of the largest set of cards sharing a colour or a symbol,
+    identical cards counted once.
+
+    >>> from .cards import parse_cards, line_name
+    >>> size, lines = largest_sets(parse_cards("Rs Rs Ro Rx Bs Ys Gd"))
+    >>> size, [line_name(L) for L in lines]
+    (3, ['R', 's'])
+    """
+    sizes = [sum(1 for k in LINE_KINDS[L] if hand[k]) for L in range(NUM_LINES)]
+    best = max(sizes)
+    return best, [L for L in range(NUM_LINES) if sizes[L] == best]
+
+
+def start_turns(hand: Sequence[int]) -> list[Turn]:
+    """The legal first turns: lay one largest set (a 6-card set is taken as a Qwirkle)."""
+    size, lines = largest_sets(hand)
+    turns = []
+    for line in lines:
+        played = [0] * NUM_KINDS
+        for k in LINE_KINDS[line]:
+            if hand[k]:
+                played[k] = 1
+        taken = [0] * NUM_LINES
+        if size == 6:
+            taken[line] = 1
+        turns.append(Turn(tuple(played), tuple(taken)))
+    return turns
+
+
+def playable_sets(table: Sequence[int], hand: Sequence[int]) -> list[Counts]:
+    """Every non-empty ``P`` within ``hand`` such that ``table + P`` is valid."""
+    out = []
+    for played in sub_multisets(hand):
+        if any(played) and find_split(add(table, played)) is not None:
+            out.append(played)
+    return out
+
+
+def legal_turns(table: Sequence[int], hand: Sequence[int], first_turn: bool = False) -> list[Turn]:
+    """Every legal turn from ``table`` with ``hand`` (empty: the player cannot play).
+
+    ``first_turn=True`` gives the start turns (the table must be empty).
+    """
+    if first_turn:
+        return start_turns(hand)
+    turns = []
+    for played in playable_sets(table, hand):
+        for taken in takeable_sets(add(table, played)):
+            turns.append(Turn(played, taken))
+    return turns
+
+
+def can_play(table: Sequence[int], hand: Sequence[int]) -> bool:
+    """Whether any card of ``hand`` can be played (some legal turn exists)."""
+    return TurnBuilder(table, hand).can_play_any()
+
+
+class TurnBuilder:
+    """The state of a turn being built by sub-actions, and which sub-actions keep it
+    completable (see the module docstring).
+
+    >>> from .cards import parse_cards, parse_card, parse_line
+    >>> b = TurnBuilder(parse_cards("Ro Rx Rs Rd Rt"), parse_cards("Rc Bd Bd"))
+    >>> [k for k in range(36) if b.can_play(k)] == [parse_card("Rc")]
+    True
+    >>> b.play(parse_card("Rc")); b.can_end(), b.can_take(parse_line("R"))
+    (True, True)
+    >>> b.take(parse_line("R")); b.can_end(), b.turn().num_qwirkles
+    (True, 1)
+    """
+
+    def __init__(self, table: Sequence[int], hand: Sequence[int], first_turn: bool = False):
+        self.table: Counts = tuple(table)
+        self.hand: Counts = tuple(hand)
+        self.first_turn = first_turn
+        self.played = [0] * NUM_KINDS
+        self.taken = [0] * NUM_LINES
+        self._hand_kinds = [k for k in range(NUM_KINDS) if hand[k]]
+        self._witnesses: list[Counts] = []  # playable P's found this turn
+        self._dead: set[int] = set()  # kinds that can no longer join a playable P
+        self._table_split: Split | None = None
+        if first_turn:
+            self._start_size, self._start_lines = largest_sets(hand)
+
+    # ----------------------------------------------------------------- queries
+    def _hint(self) -> Split | None:
+        """A split of the table at the turn's start (it is valid), to repair from."""
+        if self._table_split is None:
+            self._table_split = find_split(self.table)
+        return self._table_split
+
+    @property
+    def taking(self) -> bool:
+        """True once a Qwirkle was taken (no more cards may be played)."""
+        return any(self.taken)
+
+    def _after(self) -> list[int]:
+        """Table + played - taken Qwirkles."""
+        out = [t + p for t, p in zip(self.table, self.played, strict=True)]
+        for line, times in enumerate(self.taken):
+            if times:
+                for k in LINE_KINDS[line]:
+                    out[k] -= times
+        return out
+
+    def can_play(self, kind: int) -> bool:
+        """Whether playing one card of ``kind`` keeps the turn completable."""
+        if self.taking or self.hand[kind] - self.played[kind] < 1:
+            return False
+        if self.first_turn:
+            if self.played[kind]:
+                return False
+            return any(
+                kind in LINE_KINDS[L] and all(k in LINE_KINDS[L] for k in self._played_kinds())
+                for L in self._start_lines
+            )
+        if kind in self._dead:
+            return False
+        need = self.played[:]
+        need[kind] += 1
+        for w in self._witnesses:
+            if all(w[k] >= need[k] for k in self._hand_kinds):
+                return True
+        fixed = tuple(t + n for t, n in zip(self.table, need, strict=True))
+        split = quick_split(fixed, self._hint())
+        if split is None:
+            optional = tuple(h - n for h, n in zip(self.hand, need, strict=True))
+            split = find_split(fixed, optional)
+        if split is None:
+            self._dead.add(kind)
+            return False
+        self._witnesses.append(sub(split.total, self.table))
+        return True
+
+    def can_play_any(self) -> bool:
+        """Whether some card can be played now (at the turn's start: whether a turn exists)."""
+        return any(self.can_play(k) for k in self._hand_kinds)
+
+    def _played_kinds(self) -> list[int]:
+        return [k for k in self._hand_kinds if self.played[k]]
+
+    def _start_complete_line(self) -> int | None:
+        """The start line whose whole largest set is played, if any."""
+        played = self._played_kinds()
+        if len(played) != self._start_size:
+            return None
+        for L in self._start_lines:
+            if all(k in LINE_KINDS[L] for k in played):
+                return L
+        return None
+
+    def can_take(self, line: int) -> bool:
+        """Whether taking a Qwirkle of ``line`` keeps the turn completable."""
+        if not any(self.played):
+            return False
+        if self.first_turn:
+            L = self._start_complete_line()
+            return line == L and self._start_size == 6 and not self.taken[line]
+        after = self._after()
+        if not all(after[k] for k in LINE_KINDS[line]):
+            return False
+        whole = find_split(tuple(after), hint=self._hint())
+        if whole is None:  # the cards played so far do not make a valid table
+            return False
+        for k in LINE_KINDS[line]:
+            after[k] -= 1
+        return find_split(tuple(after), hint=whole) is not None
+
+    def can_end(self) -> bool:
+        """Whether the selection so far is itself a legal turn."""
+        if not any(self.played):
+            return False
+        if self.first_turn:
+            L = self._start_complete_line()
+            return L is not None and (self._start_size < 6 or self.taken[L] == 1)
+        return self.taking or find_split(tuple(self._after()), hint=self._hint()) is not None
+
+    def legal(self) -> tuple[list[int], list[int], bool]:
+        """All legal sub-actions at once: kinds playable, lines takeable, whether the turn
+        may end."""
+        plays = [k for k in self._hand_kinds if self.can_play(k)]
+        takes: list[int] = []
+        if any(self.played):
+            if self.first_turn:
+                takes = [L for L in range(NUM_LINES) if self.can_take(L)]
+            else:
+                after = self._after()
+                full = [L for L in range(NUM_LINES) if all(after[k] for k in LINE_KINDS[L])]
+                if full:
+                    whole = find_split(tuple(after), hint=self._hint())
+                    if whole is not None:
+                        for L in full:
+                            rest = after[:]
+                            for k in LINE_KINDS[L]:
+                                rest[k] -= 1
+                            if find_split(tuple(rest), hint=whole) is not None:
+                                takes.append(L)
+        return plays, takes, self.can_end()
+
+    # ----------------------------------------------------------------- changes
+    def play(self, kind: int) -> None:
+        self.played[kind] += 1
+
+    def take(self, line: int) -> None:
+        self.taken[line] += 1
+
+    def turn(self) -> Turn:
+        return Turn(tuple(self.played), tuple(self.taken))

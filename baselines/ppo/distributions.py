@@ -32,13 +32,25 @@ class MaskedCategorical:
         if not bool(mask.any(dim=-1).all()):
             raise ValueError("MaskedCategorical: a row of the action mask has no legal action")
         self.mask = mask
+        # exp() only of legal entries: exp of huge negatives takes a slow path on CPU.
         masked = torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
-        self.logits = masked - masked.logsumexp(dim=-1, keepdim=True)
-        self.probs = self.logits.exp()
+        shifted = torch.where(mask, logits - masked.amax(dim=-1, keepdim=True), 0.0)
+        unnormalised = shifted.exp() * mask
+        total = unnormalised.sum(dim=-1, keepdim=True)
+        self.probs = unnormalised / total
+        self.logits = torch.where(mask, shifted - total.log(), ILLEGAL_LOGIT)
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
-        """One action per row, drawn with ``generator`` (illegal actions never come out)."""
-        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+        """One action per row, drawn with ``generator`` (illegal actions never come out).
+
+        Inverse-CDF sampling: the first action whose cumulative probability reaches
+        ``v`` in ``(0, total]``; a zero-probability action never adds to the sum, so it is
+        never the first to reach ``v``.
+        """
+        cdf = self.probs.cumsum(dim=-1)
+        u = 1.0 - torch.rand(cdf.shape[:-1] + (1,), generator=generator, dtype=cdf.dtype)
+        idx = torch.searchsorted(cdf, u * cdf[..., -1:])
+        return idx.squeeze(-1).clamp_max(cdf.shape[-1] - 1)
 
     def mode(self) -> torch.Tensor:
         """The most probable legal action of each row."""

@@ -153,15 +153,19 @@ class Board:
     :meth:`place`, which makes move generation fast.
     """
 
-    __slots__ = ("_anchors", "_tiles")
+    __slots__ = ("_anchors", "_bounds", "_tiles")
 
     def __init__(self, tiles: Mapping[Cell, Tile | str] | None = None) -> None:
         self._tiles: dict[Cell, Tile] = {}
         self._anchors: dict[Cell, int] = {}
+        self._bounds: tuple[int, int, int, int] | None = None
         if tiles:
             for (r, c), t in tiles.items():
                 self._tiles[(int(r), int(c))] = parse_tile(t)
             self._check_lines()
+            rows = [r for r, _ in self._tiles]
+            cols = [c for _, c in self._tiles]
+            self._bounds = (min(rows), min(cols), max(rows), max(cols))
             for r, c in self._tiles:
                 self._refresh(((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
 
@@ -211,11 +215,9 @@ class Board:
     # ------------------------------------------------------------ accessors
     def bounds(self) -> tuple[int, int, int, int]:
         """``(min_row, min_col, max_row, max_col)`` of the tiles (raises on an empty board)."""
-        if not self._tiles:
+        if self._bounds is None:
             raise ValueError("an empty board has no bounds")
-        rows = [r for r, _ in self._tiles]
-        cols = [c for _, c in self._tiles]
-        return min(rows), min(cols), max(rows), max(cols)
+        return self._bounds
 
     def is_empty(self) -> bool:
         return not self._tiles
@@ -254,6 +256,7 @@ class Board:
         new = Board.__new__(Board)
         new._tiles = dict(self._tiles)
         new._anchors = dict(self._anchors)
+        new._bounds = self._bounds
         return new
 
     # ---------------------------------------------------------------- rules
@@ -378,9 +381,12 @@ class Board:
         tiles = self._tiles
         anchors = self._anchors
         placed = [(r, c) for r, c, _ in placements]
+        r0, c0, r1, c1 = self._bounds or (placed[0][0], placed[0][1], placed[0][0], placed[0][1])
         for r, c, t in placements:
             tiles[(r, c)] = t
             anchors.pop((r, c), None)
+            r0, c0, r1, c1 = min(r0, r), min(c0, c), max(r1, r), max(c1, c)
+        self._bounds = (r0, c0, r1, c1)
         touched: set[Cell] = set()
         for r, c in placed:
             for dr, dc in (HORIZONTAL, VERTICAL):

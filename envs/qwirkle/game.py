@@ -1,7 +1,8 @@
 """The full state of a Qwirkle game: hands, bag, scores, turns, start rule and end of game.
 
 Pure and deterministic given the ``numpy.random.Generator`` passed in (it deals, breaks the
-start tie and shuffles the bag after exchanges; the state keeps it, so clones continue alike).
+start tie and returns exchanged tiles to random places in the bag; the state keeps it, so
+clones continue alike).
 
 Rules (see ``shared/rules/qwirkle.md``):
 
@@ -278,17 +279,28 @@ class GameState:
             hand.remove(t)
         for _ in given:
             hand.append(self.bag.pop())
-        self.bag.extend(given)
-        self.rng.shuffle(self.bag)
+        # return each tile to a uniformly random place in the bag (an insertion shuffle:
+        # the bag stays in uniformly random order, which is what drawing from its end needs)
+        bag = self.bag
+        places = self.rng.integers(0, np.arange(len(bag) + 1, len(bag) + len(given) + 1))
+        for t, i in zip(given, places.tolist(), strict=True):
+            bag.insert(i, t)
         self.consecutive_passes = 0
         self.log.append(f"player {player} exchanged {len(given)} tiles")
         return self._next(TurnResult(TurnKind.EXCHANGE, player))
 
-    def pass_turn(self) -> TurnResult:
-        """Pass: only when the player to act can neither place nor exchange."""
+    def pass_turn(self, forced: bool = False) -> TurnResult:
+        """Pass: only when the player to act can neither place nor exchange.
+
+        ``forced=True`` lets a caller that cannot offer the player's legal placements (an
+        environment whose board window hides them) pass anyway; it still needs an
+        impossible exchange.
+        """
         if self.finished:
             raise IllegalMoveError("the game is over")
-        if not self.must_pass():
+        if forced and self.max_exchange() == 0:
+            pass
+        elif not self.must_pass():
             raise IllegalMoveError(
                 "passing is allowed only when no tile can be placed and none exchanged"
             )

@@ -1,0 +1,316 @@
+"""Build the tutorial notebooks from the cell sources in this file.
+
+``python notebooks/build_notebooks.py`` writes ``notebooks/0*.ipynb``; ``--check`` only
+compares them with what this script would write and exits 1 if any differs (CI runs the
+same comparison in ``tests/test_notebooks.py``).
+
+The notebooks are kept here as plain Python strings so that a review sees ordinary code, and
+they are written without outputs or execution counts, with stable cell ids. Each notebook
+has one code cell tagged ``parameters`` (papermill's convention) whose small defaults a
+test or a user can override, e.g.::
+
+    papermill notebooks/02_scripted_agents.ipynb out.ipynb -p games 2
+
+Cell sources must stay ``ruff format`` clean: ``ruff check .`` and ``ruff format --check .``
+lint the notebooks too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+from nbformat.notebooknode import NotebookNode
+
+HERE = Path(__file__).resolve().parent
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+# Cell sources start with a newline after the opening quotes; textwrap.dedent + strip
+# turns them into the cell's text.
+Cell = tuple[str, str]  # (kind, source); kind is "md", "code" or "parameters"
+
+
+def md(text: str) -> Cell:
+    return ("md", text)
+
+
+def code(text: str) -> Cell:
+    return ("code", text)
+
+
+def parameters(text: str) -> Cell:
+    return ("parameters", text)
+
+
+FIND_REPO = '''
+from pathlib import Path
+
+
+def find_repo_root(start: Path) -> Path:
+    """The checkout's top folder (the one holding configs/), searched upwards from start."""
+    for folder in (start, *start.parents):
+        if (folder / "configs").is_dir() and (folder / "notebooks").is_dir():
+            return folder
+    raise FileNotFoundError(f"no tabletop-rl checkout above {start}; run from the repository")
+
+
+REPO = find_repo_root(Path.cwd())
+'''
+
+
+# --------------------------------------------------------------------------- 01
+def environments() -> list[Cell]:
+    return [
+        md("""
+        # 1. The environments
+
+        This notebook tours the suite's games: it makes every registered environment, plays a
+        random game in each, shows the `rgb_array` pictures, decodes an observation with its
+        named views, and walks through one concrete turn to explain the action masks.
+
+        Every environment is a [PettingZoo](https://pettingzoo.farama.org) AEC environment:
+        agents `player_0 ... player_{n-1}` take turns, and each observation is a dict with a
+        flat `float32` vector `"observation"` and an `int8` `"action_mask"` that marks the
+        legal actions.
+        """),
+        parameters("""
+        seed = 0  # seed of every game in this notebook
+        demo_env = "liniell_v0"  # the game used for the detailed demos (if it is registered)
+        """),
+        code("""
+        import matplotlib.pyplot as plt
+        import numpy as np
+        from IPython.display import Markdown, display
+
+        from tabletop_rl.envs import IllegalActionError, available_envs, make
+
+        names = available_envs()
+        if demo_env not in names:
+            demo_env = names[0]
+        print("registered environments:", ", ".join(names))
+        """),
+        md("""
+        Every environment declares its static facts up front in `env.unwrapped.info` (a
+        `GameInfo`): players, size of the action space, the longest possible game, and
+        whether it has hidden information or chance.
+        """),
+        code("""
+        rows = ["| env | players | actions | max game length | perfect information | chance |"]
+        rows.append("|---|---|---|---|---|---|")
+        for name in names:
+            info = make(name).unwrapped.info
+            rows.append(
+                f"| `{name}` | {info.min_players}-{info.max_players} | {info.num_actions} | "
+                f"{info.max_game_length} | {info.perfect_information} | {info.chance} |"
+            )
+        display(Markdown("\\n".join(rows)))
+        """),
+        md("""
+        ## A random game in every environment
+
+        The standard AEC loop: `env.last()` gives the observation of the agent to act, which
+        picks one of the actions whose mask entry is 1. A finished agent must step `None`.
+        `render_mode="rgb_array"` makes `env.render()` return a picture of the table.
+        """),
+        code("""
+        def play_random_game(env, rng):
+            \"\"\"Play env to the end with random legal actions; steps and final rewards.\"\"\"
+            steps, final_rewards = 0, {}
+            for agent in env.agent_iter():
+                observation, reward, termination, truncation, _info = env.last()
+                if termination or truncation:
+                    action = None
+                    final_rewards[agent] = reward
+                else:
+                    action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+                    steps += 1
+                env.step(action)
+            return steps, final_rewards
+
+
+        rng = np.random.default_rng(seed)
+        pictures = {}
+        for name in names:
+            env = make(name, render_mode="rgb_array")
+            env.reset(seed=seed)
+            steps, final_rewards = play_random_game(env, rng)
+            winners = env.unwrapped.winners()
+            print(f"{name}: {steps} agent steps, winners {winners}, rewards {final_rewards}")
+            pictures[name] = env.render()
+            env.close()
+        """),
+        code("""
+        fig, axes = plt.subplots(1, len(pictures), figsize=(6 * len(pictures), 6), squeeze=False)
+        for ax, (name, picture) in zip(axes[0], pictures.items(), strict=True):
+            ax.imshow(picture)
+            ax.set_title(f"{name}: end of a random game")
+            ax.axis("off")
+        plt.show()
+        """),
+        md("""
+        ## Reading an observation
+
+        The observation is one flat vector so that it fits a single `Box` space, but you never
+        need to index it by hand: `env.unwrapped.layout.decode(obs)` returns named views, one
+        per field. Board planes are fields of shape `(planes, height, width)`. The same table
+        is in every environment's documentation (its module docstring).
+        """),
+        code("""
+        env = make(demo_env, render_mode="rgb_array")
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(6):  # a few random moves so that the table is not empty
+            mask = env.observe(env.agent_selection)["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+
+        layout = env.unwrapped.layout
+        display(Markdown(layout.markdown_table()))
+        obs = env.observe(env.agent_selection)
+        views = layout.decode(obs["observation"])
+        for field_name, view in views.items():
+            print(f"{field_name:>12}: shape {view.shape}, {np.count_nonzero(view)} non-zero")
+        """),
+        md("""
+        The spatial fields can be shown as images: here are the first planes of the first
+        spatial field next to the rendered table. The planes cover the observation's fixed
+        window (large enough for every reachable position), the picture only the laid area.
+        """),
+        code("""
+        spatial = next(f for f in layout if f.spatial)
+        planes = views[spatial.name]
+        shown = min(3, planes.shape[0])
+        fig, axes = plt.subplots(1, shown + 1, figsize=(4 * (shown + 1), 4))
+        axes[0].imshow(env.render())
+        axes[0].set_title("the table")
+        axes[0].axis("off")
+        for k, ax in enumerate(axes[1:]):
+            ax.imshow(planes[k], cmap="gray_r", vmin=0, vmax=1)
+            ax.set_title(f"{spatial.name}[{k}]")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        plt.show()
+        """),
+        md("""
+        ## Action masks, one concrete turn
+
+        The mask is exact: an action has mask entry 1 if and only if the rules allow it now.
+        `env.unwrapped.describe_action(a)` names an action in words. A turn may take several
+        steps of the same agent (in Liniell: lay the tile, then occupy a line or skip), so
+        after each step the mask changes.
+        """),
+        code("""
+        raw = env.unwrapped
+        for _ in range(3):
+            agent = env.agent_selection
+            mask = env.observe(agent)["action_mask"]
+            legal = np.flatnonzero(mask)
+            print(f"{agent} to act: {legal.size} legal actions of {mask.size}")
+            for action in legal[:8]:
+                print(f"  {action:4d}: {raw.describe_action(action)}")
+            if legal.size > 8:
+                print(f"  ... and {legal.size - 8} more")
+            choice = int(legal[0])
+            print(f"  -> plays {choice}: {raw.describe_action(choice)}\\n")
+            env.step(choice)
+        """),
+        md("""
+        What happens with an action whose mask entry is 0? The raw environment
+        (`make(name, raw=True)`) raises an `IllegalActionError` that says why; the wrapped one
+        (`make(name)`, PettingZoo's standard wrappers) ends the game and gives the offender
+        -1, as PettingZoo's classic games do.
+        """),
+        code("""
+        raw_env = make(demo_env, raw=True)
+        raw_env.reset(seed=seed)
+        mask = raw_env.observe(raw_env.agent_selection)["action_mask"]
+        illegal = int(np.flatnonzero(mask == 0)[0])
+        try:
+            raw_env.step(illegal)
+        except IllegalActionError as error:
+            print("raw env:", error)
+
+        wrapped = make(demo_env)
+        wrapped.reset(seed=seed)
+        offender = wrapped.agent_selection
+        wrapped.step(illegal)
+        print("wrapped env rewards:", wrapped.rewards, "(offender:", offender + ")")
+        print("terminations:", wrapped.terminations)
+        """),
+        md("""
+        ## Text rendering
+
+        `render_mode="ansi"` returns a coloured text picture (from the point of view of the
+        player to act, so it never shows another player's hidden tiles).
+        """),
+        code("""
+        text_env = make(demo_env, render_mode="ansi")
+        text_env.reset(seed=seed)
+        print(text_env.render())
+        """),
+        md("""
+        Next: `02_scripted_agents.ipynb` pits the scripted agents against each other,
+        `03_train_ppo.ipynb` trains a policy, and `04_classroom_assignment.ipynb` asks you to
+        write an agent of your own.
+        """),
+    ]
+
+
+NOTEBOOKS: dict[str, Callable[[], list[Cell]]] = {
+    "01_environments.ipynb": environments,
+}
+
+
+def build(cells: list[Cell], stem: str) -> NotebookNode:
+    """A clean notebook (no outputs, no execution counts, stable ids) from ``cells``."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "python"},
+    }
+    prefix = stem.split("_")[0]
+    for i, (kind, text) in enumerate(cells):
+        source = textwrap.dedent(text).strip("\n")
+        if kind == "md":
+            cell = nbformat.v4.new_markdown_cell(source)
+        else:
+            cell = nbformat.v4.new_code_cell(source)
+            if kind == "parameters":
+                cell.metadata["tags"] = ["parameters"]
+        cell.id = f"nb{prefix}-{i:02d}"
+        nb.cells.append(cell)
+    nbformat.validate(nb)
+    return nb
+
+
+def render_all() -> dict[str, str]:
+    """File name -> the exact text this script writes for it."""
+    return {name: nbformat.writes(build(cells(), name)) + "\n" for name, cells in NOTEBOOKS.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="only compare, write nothing")
+    args = parser.parse_args(argv)
+    stale = []
+    for name, text in render_all().items():
+        path = HERE / name
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        stale.append(name)
+        if not args.check:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}; run python notebooks/build_notebooks.py")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The tutorial notebooks: stored clean, built by their generator, and they run top to bottom.
+
+Each notebook is executed with papermill (kernel ``python3``) with the smallest settings its
+``parameters`` cell allows, in the notebooks folder (as a user would run it), writing into
+``tmp_path``. Needs the ``notebooks`` extra; without it these tests are skipped.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+papermill = pytest.importorskip("papermill")
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def _generator() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "build_notebooks", NOTEBOOKS_DIR / "build_notebooks.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GENERATOR = _generator()
+NAMES = sorted(GENERATOR.NOTEBOOKS)
+
+
+def _small_parameters(name: str, tmp_path: Path) -> dict[str, Any]:
+    """The smallest settings of each notebook (outputs go to tmp_path)."""
+    small: dict[str, dict[str, Any]] = {
+        "01_environments.ipynb": {"seed": 3},
+    }
+    return small[name]
+
+
+def test_every_notebook_is_generated() -> None:
+    stored = sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb"))
+    assert stored == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stored_notebook_is_what_the_generator_writes(name: str) -> None:
+    expected = GENERATOR.render_all()[name]
+    stored = (NOTEBOOKS_DIR / name).read_text(encoding="utf-8")
+    assert stored == expected, f"{name} is stale: run python notebooks/build_notebooks.py"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stored_notebook_is_clean(name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in code_cells:
+        assert cell.outputs == [], f"{name}: cell {cell.id} has outputs"
+        assert cell.execution_count is None, f"{name}: cell {cell.id} has an execution count"
+    tagged = [c for c in code_cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{name}: needs exactly one cell tagged 'parameters'"
+    assert code_cells[0] is tagged[0], f"{name}: the parameters cell must be the first code cell"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_top_to_bottom(name: str, tmp_path: Path) -> None:
+    output = tmp_path / name
+    parameters = _small_parameters(name, tmp_path)
+    papermill.execute_notebook(
+        str(NOTEBOOKS_DIR / name),
+        str(output),
+        parameters=parameters,
+        kernel_name="python3",
+        cwd=str(NOTEBOOKS_DIR),
+        progress_bar=False,
+        execution_timeout=300,
+    )
+    executed = json.loads(output.read_text(encoding="utf-8"))
+    code_cells = [c for c in executed["cells"] if c["cell_type"] == "code"]
+    errors = [o for c in code_cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert not errors
+    # papermill inserts the overriding cell right after the parameters cell
+    injected = [c for c in code_cells if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert len(injected) == 1
+    assert all(c["execution_count"] is not None for c in code_cells)
+    outputs = [o for c in code_cells for o in c["outputs"]]
+    assert any(o["output_type"] == "stream" for o in outputs)
+    pictures = [o for o in outputs if {"image/png", "image/gif"} & set(o.get("data", {}))]
+    assert pictures, f"{name} showed no picture"

@@ -138,7 +138,7 @@ class QwirkleParser:
         from tabletop_rl.envs.qwirkle.tiles import parse_tile, tile_name
 
         view, cells, end = self._geometry(env)
-        words = re.sub(r"\s*([@,])\s*", r"\1", text.strip().lower()).split()
+        words = re.sub(r"\s*([@,])\s*", r"\1", text.strip().lower()).replace(";", " ").split()
         if not words:
             raise NotationError("empty move")
         if words == ["pass"]:
@@ -310,9 +310,86 @@ class LiniellParser:
         )
 
 
+class QwirkleCardsParser:
+    """Qwirkle Cards turns in the rules' card notation.
+
+    ``Rs Ro Rx`` plays those cards from your hand and ends the turn (the table is
+    rearranged automatically; any order of the cards works). ``take R`` takes the Qwirkle of
+    colour red, ``take s`` the Qwirkle of symbol square (colours upper case ``R O Y G B P``,
+    symbols lower case ``o x d s t c``); plays and takes mix: ``Rs take s``. ``redraw`` is
+    the forced redraw when you cannot play.
+    """
+
+    @staticmethod
+    def _constants() -> tuple[int, int, int]:
+        from tabletop_rl.envs import qwirkle_cards_v0
+
+        return qwirkle_cards_v0.TAKE, qwirkle_cards_v0.END_TURN, qwirkle_cards_v0.CANNOT_PLAY
+
+    def parse(self, text: str, env: Any) -> list[int]:
+        from tabletop_rl.envs.qwirkle_cards.cards import parse_card, parse_line
+
+        take, end, redraw = self._constants()
+        words = re.split(r"[\s;,]+", text.strip()) if text.strip() else []
+        if not words:
+            raise NotationError("empty move")
+        if [w.lower() for w in words] in (["redraw"], ["pass"], ["cannot", "play"]):
+            return [redraw]
+        if [w.lower() for w in words] in (["end"], ["done"]):
+            return [end]
+        actions = []
+        k = 0
+        while k < len(words):
+            word = words[k]
+            if word.lower() == "take":
+                if k + 1 == len(words):
+                    raise NotationError("name the Qwirkle to take: 'take R' (colour) or 'take s'")
+                actions.append(take + parse_line(words[k + 1]))
+                k += 2
+            else:
+                actions.append(parse_card(word))
+                k += 1
+        ordered = _legal_order(env, actions) or actions
+        sim = copy.deepcopy(env)
+        try:
+            for action in ordered:
+                sim.step(action)
+        except IllegalActionError:
+            return ordered  # the game explains what is wrong
+        mover = env.agent_selection
+        if sim.agent_selection == mover and not _finished(sim) and sim.action_mask()[end]:
+            ordered.append(end)
+        return ordered
+
+    def format_action(self, action: int, env: Any) -> str | None:
+        from tabletop_rl.envs.qwirkle_cards.cards import card_name, line_name
+
+        take, end, _redraw = self._constants()
+        if action < take:
+            return card_name(action)
+        if action < end:
+            return f"take {line_name(action - take)}"
+        if action == end:
+            return None
+        return "redraw"
+
+    def help(self, env: Any) -> str:
+        return "\n".join(
+            [
+                "Cards: colour R O Y G B P + symbol o circle, x cross, d diamond, s square,",
+                "t star, c clover (e.g. Rs = red square).",
+                "  Rs Ro Rx     play these cards from your hand and end the turn",
+                "  take R       take the Qwirkle of colour red (symbols: take s, lower case)",
+                "  Rs take s    play and take in one turn",
+                "  redraw       the forced redraw, when you cannot play",
+            ]
+        )
+
+
 PARSERS: dict[str, Callable[[], MoveParser]] = {
     "qwirkle_v0": QwirkleParser,
     "liniell_v0": LiniellParser,
+    "qwirkle_cards_v0": QwirkleCardsParser,
 }
 """Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
 
@@ -543,6 +620,7 @@ __all__ = [
     "GenericParser",
     "LiniellParser",
     "MoveParser",
+    "QwirkleCardsParser",
     "QwirkleParser",
     "TerminalGame",
     "legal_moves",

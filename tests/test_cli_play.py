@@ -227,3 +227,19 @@ def test_a_whole_liniell_game_in_notation() -> None:
     assert "is not a Liniell move" in text and "Not legal" in text
     assert re.search(r"player_0 \(you\): \d,\d r\d", text)
     assert "=== game over ===" in text
+
+
+@pytest.mark.skipif(
+    "qwirkle_cards_v0" not in available_envs(), reason="Qwirkle Cards is not registered"
+)
+def test_a_whole_qwirkle_cards_game_in_notation() -> None:
+    bad = ["Zz", "take", "take Q", "Rs Rs Rs Rs Rs Rs Rs", "redraw"]
+    typist, out = NotationTypist(2, bad), io.StringIO()
+    game = TerminalGame("qwirkle_cards_v0", ["random"], typist, out, seed=5)
+    typist.game = game
+    assert game.run() == 0, out.getvalue()[-3000:]
+    text = out.getvalue()
+    assert "Cannot read 'Zz'" in text and "name the Qwirkle to take" in text
+    assert "line 'Q' is unknown" in text and "Not legal" in text
+    assert re.search(r"player_0 \(you\): ([ROYGBP][oxdstc]|redraw)", text)
+    assert "=== game over ===" in text

@@ -258,8 +258,35 @@ class raw_env(TabletopAECEnv):
         if isinstance(num_players, int) and num_players in (3, 4):
             self.info = _info(num_players)
         super().__init__(num_players=num_players, render_mode=render_mode, reward=reward)
-        self._tiles = np.zeros((TILE_FEATURES, NUM_CELLS), dtype=np.float32)
         self._points: list[int] = [0] * self.num_players
+        self._slices = {f.name: self.layout.slice(f.name) for f in self.layout}
+        n = self.num_players
+        self._orders = [[(p + i) % n for i in range(n)] for p in range(n)]
+        self._perms = [np.array([*order, *range(n, MAX_PLAYERS)]) for order in self._orders]
+        self._pad = [0] * (MAX_PLAYERS - n)
+        self._seated = [1] * n + self._pad
+        self._to_act = [[int(i == q) for i in range(MAX_PLAYERS)] for q in range(MAX_PLAYERS)]
+        self._one_hot = [[int(i == k) for i in range(self._kinds)] for k in range(self._kinds)]
+        self._feature_lists = [f[0].tolist() for f in self._features]
+        tiles_start = self._slices["tiles"].start
+        self._tile_index = [
+            tiles_start + np.arange(TILE_FEATURES) * NUM_CELLS + cell for cell in range(NUM_CELLS)
+        ]
+        self._planes_slice = slice(self._slices["pawns"].start, self._slices["lines"].stop)
+        self._header_start = self._slices["drawn"].start
+        self._version = 0
+        self._numbers_version = self._header_version = -1
+        self._numbers: tuple[list[int], list[int], list[int]] = ([], [], [])
+        self._header_cache: list[float] = []
+        self._reset_buffers()
+
+    def _reset_buffers(self) -> None:
+        # observer-independent part of the observation (tiles, last_laid), kept up to date
+        self._base = self.layout.zeros()
+        # [pawns | lines][absolute player][port * 49 + cell]
+        self._planes = np.zeros((2, MAX_PLAYERS, 4 * NUM_CELLS), dtype=np.float32)
+        self._planes_dirty = False
+        self._shown_last = -1
 
     # ------------------------------------------------------------- layout
     def _build_layout(self) -> ObservationLayout:
@@ -336,8 +363,9 @@ class raw_env(TabletopAECEnv):
     def _new_state(self, rng: np.random.Generator) -> Game:
         game = Game.new(rng, self.num_players, self.tile_set)
         self.state = game
-        self._tiles = np.zeros((TILE_FEATURES, NUM_CELLS), dtype=np.float32)
         self._points = [0] * self.num_players
+        self._version += 1
+        self._reset_buffers()
         return game
 
     def _current_player(self) -> int:
@@ -363,11 +391,11 @@ class raw_env(TabletopAECEnv):
         game = self.state
         phase = game.phase
         if phase is Phase.LAY:
-            idx = [cell * 4 + rot for cell, rot in game.legal_placements()]
-            mask[idx] = 1
+            mask[[cell * 4 + rot for cell, rot in game.legal_placements()]] = 1
         elif phase is not Phase.OVER:
-            for o in game.occupations():
-                mask[OCCUPY + o.port * NUM_SOURCES + o.source] = 1
+            pairs = game.occupation_pairs()
+            if pairs:
+                mask[[OCCUPY + port * NUM_SOURCES + source for port, source in pairs]] = 1
             if phase is Phase.OCCUPY:
                 mask[SKIP] = 1
         return mask
@@ -394,19 +422,39 @@ class raw_env(TabletopAECEnv):
 
     def _apply(self, action: int) -> StepResult:
         game = self.state
+        self._version += 1
+        board = game.board
         if action < NUM_LAY:
             cell, rotation = divmod(action, 4)
             kind = game.drawn
             game.lay(cell, rotation)
-            self._tiles[:, cell] = self._features[kind][rotation]  # type: ignore[index]
+            self._base[self._tile_index[cell]] = self._features[kind][rotation]  # type: ignore[index]
+            # pawns return after a join; an occupied line through the new tile changed shape
+            find = board.lines.find
+            pieces = len(board.cell_orient[cell].groups)  # type: ignore[union-attr]
+            new_roots = {find(cell * 4 + g) for g in range(pieces)}
+            if game.phase is Phase.MOVE or any(
+                find(p) in new_roots for slots in board.pawns for p in slots if p >= 0
+            ):
+                self._planes_dirty = True
         elif action == SKIP:
             game.skip()
         else:
             port, source = divmod(action - OCCUPY, NUM_SOURCES)
-            game.occupy(Occupation(Port(port), PawnSource(source)))
+            game.occupy(Occupation(Port(port), PawnSource(source)), check=False)
+            self._planes_dirty = True
+        phase = game.phase
+        shown = game.last_cell if phase is Phase.OCCUPY or phase is Phase.MOVE else -1
+        if shown != self._shown_last:
+            start = self._slices["last_laid"].start
+            if self._shown_last >= 0:
+                self._base[start + self._shown_last] = 0
+            if shown >= 0:
+                self._base[start + shown] = 1
+            self._shown_last = shown
         points: dict[int, float] = {}
         if self.reward_mode == "score":
-            now = game.board.points()
+            now = self._player_numbers()[1]
             points = {
                 p: float(now[p] - self._points[p])
                 for p in range(self.num_players)
@@ -416,50 +464,89 @@ class raw_env(TabletopAECEnv):
         return StepResult(points=points, game_over=game.is_over)
 
     # -------------------------------------------------------- observation
-    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
+    def _player_numbers(self) -> tuple[list[int], list[int], list[int]]:
+        """Supply, provisional points and blue route ends of every player (cached per step)."""
+        if self._numbers_version != self._version:
+            board = self.state.board
+            find = board.lines.find
+            score = board.line_score
+            supply, points, blue = [], [], []
+            for slots in board.pawns:
+                routes = [score(find(p)) for p in slots if p >= 0]
+                supply.append(len(slots) - len(routes))
+                points.append(sum(r.points for r in routes))
+                blue.append(sum(r.blue for r in routes))
+            self._numbers = (supply, points, blue)
+            self._numbers_version = self._version
+        return self._numbers
+
+    def _header(self) -> list[float]:
+        """drawn, drawn_kind, stack and stack_size (observer-independent; cached per step)."""
+        if self._header_version != self._version:
+            game = self.state
+            k = self._kinds
+            if game.phase is Phase.LAY and game.drawn is not None:
+                head = [*self._feature_lists[game.drawn], *self._one_hot[game.drawn]]
+            else:
+                head = [0.0] * (TILE_FEATURES + k)
+            stack = [0] * k
+            for kind in game.stack:
+                stack[kind] += 1
+            self._header_cache = [*head, *stack, len(game.stack)]
+            self._header_version = self._version
+        return self._header_cache
+
+    def _refresh_planes(self) -> None:
+        planes = self._planes
+        planes[:] = 0
+        board = self.state.board
+        find = board.lines.find
+        for p, slots in enumerate(board.pawns):
+            for piece in slots:
+                if piece >= 0:
+                    planes[0, p, board.piece_ports(piece)] = 1
+                    planes[1, p, board.line_ports(find(piece))] = 1
+        self._planes_dirty = False
+
+    def _observation(self, player: int) -> np.ndarray:
+        if self._planes_dirty:
+            self._refresh_planes()
         game = self.state
-        board = game.board
-        n = self.num_players
-        order = [(player + i) % n for i in range(n)]
-        views["tiles"].reshape(TILE_FEATURES, NUM_CELLS)[:] = self._tiles
-        if game.phase in (Phase.OCCUPY, Phase.MOVE):
-            views["last_laid"].reshape(-1)[game.last_cell] = 1
-        pawns = views["pawns"].reshape(MAX_PLAYERS, 4 * NUM_CELLS)
-        lines = views["lines"].reshape(MAX_PLAYERS, 4 * NUM_CELLS)
-        orients = board.cell_orient
-        members = board.lines.members
-        for q, p in enumerate(order):
-            for piece in board.pawns[p]:
-                if piece < 0:
-                    continue
-                cell = piece >> 2
-                pawns[
-                    q, [port * NUM_CELLS + cell for port in orients[cell].groups[piece & 3].ports]
-                ] = 1  # type: ignore[union-attr]
-                lines[
-                    q,
-                    [
-                        port * NUM_CELLS + (m >> 2)
-                        for m in members(piece)
-                        for port in orients[m >> 2].groups[m & 3].ports
-                    ],
-                ] = 1  # type: ignore[union-attr]
-        if game.phase is Phase.LAY and game.drawn is not None:
-            views["drawn"][:] = self._features[game.drawn][0]
-            views["drawn_kind"][game.drawn] = 1
-        stack = views["stack"]
-        for k in game.stack:
-            stack[k] += 1
-        views["stack_size"][0] = len(game.stack)
-        scores = board.player_scores()
-        for q, p in enumerate(order):
-            views["supply"][q] = board.supply(p)
-            views["scores"][q] = scores[p].points
-            views["blue"][q] = scores[p].blue
-            views["seated"][q] = 1
-        views["to_act"][(game.current - player) % n] = 1
-        if game.phase is not Phase.OVER:
-            views["phase"][(Phase.LAY, Phase.OCCUPY, Phase.MOVE).index(game.phase)] = 1
+        obs = self._base.copy()
+        obs[self._planes_slice] = self._planes[:, self._perms[player]].reshape(-1)
+        supply, points, blue = self._player_numbers()
+        order = self._orders[player]
+        pad = self._pad
+        phase = game.phase
+        obs[self._header_start :] = [
+            *self._header(),
+            *[supply[p] for p in order],
+            *pad,
+            *[points[p] for p in order],
+            *pad,
+            *[blue[p] for p in order],
+            *pad,
+            *self._seated,
+            *self._to_act[(game.current - player) % self.num_players],
+            phase is Phase.LAY,
+            phase is Phase.OCCUPY,
+            phase is Phase.MOVE,
+        ]
+        return obs
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = self._observation(self._agent_index[agent])
+        running = not (self.terminations.get(agent) or self.truncations.get(agent))
+        if agent == self.agent_selection and running:
+            mask = self.action_mask().copy()
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
+        filled = self.layout.views(self._observation(player))
+        for name, view in views.items():
+            view[...] = filled[name]
 
     # ------------------------------------------------------------- extras
     def _winners(self) -> list[int]:

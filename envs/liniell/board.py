@@ -76,7 +76,9 @@ class Board:
     """Laid tiles, the lines they form, and every player's two pawns."""
 
     __slots__ = (
+        "_ports",
         "_scores",
+        "frontier",
         "cell_kind",
         "cell_orient",
         "cmax",
@@ -102,6 +104,9 @@ class Board:
         self.rmin = self.cmin = WINDOW
         self.rmax = self.cmax = -1
         self._scores: dict[int, RouteScore] = {}
+        self._ports: dict[int, list[int]] = {}
+        #: Empty cells next to a laid tile.
+        self.frontier: set[int] = set()
 
     # ----------------------------------------------------------------- queries
     def cell_of(self, row: int, col: int) -> int:
@@ -186,18 +191,13 @@ class Board:
         """Empty cells where some tile could go (contact and 4 x 4 rules, before the merge ban)."""
         if self.num_laid == 0:
             return [CENTRE_CELL]
-        kinds = self.cell_kind
-        out = []
-        for r in range(max(self.rmax - SQUARE + 1, 0), min(self.rmin + SQUARE, WINDOW)):
-            for c in range(max(self.cmax - SQUARE + 1, 0), min(self.cmin + SQUARE, WINDOW)):
-                cell = r * WINDOW + c
-                if kinds[cell] >= 0:
-                    continue
-                for nc in NEIGHBOUR[cell]:
-                    if nc >= 0 and kinds[nc] >= 0:
-                        out.append(cell)
-                        break
-        return out
+        rlo, rhi = self.rmax - SQUARE + 1, self.rmin + SQUARE - 1
+        clo, chi = self.cmax - SQUARE + 1, self.cmin + SQUARE - 1
+        return sorted(
+            cell
+            for cell in self.frontier
+            if rlo <= cell // WINDOW <= rhi and clo <= cell % WINDOW <= chi
+        )
 
     def _neighbour_roots(self, cell: int) -> list[int]:
         find = self.lines.find
@@ -281,10 +281,18 @@ class Board:
         """Every legal (cell, rotation) for a tile of kind index ``kind``."""
         if self.num_laid == 0:
             return [(CENTRE_CELL, k) for k in range(4)]
+        cells = self.candidate_cells()
+        # The merge ban can only bite where one player has two pawns on different lines.
+        if not any(slots[0] >= 0 and slots[1] >= 0 for slots in self.pawns):
+            return [(cell, k) for cell in cells for k in range(4)]
         owners = self.owners()
         tile = self.tile_set.kinds[kind]
+        kinds = self.cell_kind
         out = []
-        for cell in self.candidate_cells():
+        for cell in cells:
+            if sum(1 for nc in NEIGHBOUR[cell] if nc >= 0 and kinds[nc] >= 0) < 2:
+                out.extend((cell, k) for k in range(4))
+                continue
             roots = self._neighbour_roots(cell)
             occupied = [owners[r] for r in set(roots) if r in owners]
             if len(set(occupied)) == len(occupied):
@@ -312,7 +320,7 @@ class Board:
         self.cell_kind[cell] = kind
         self.cell_orient[cell] = orient
         lines = self.lines
-        scores = self._scores
+        scores, ports = self._scores, self._ports
         base = cell * 4
         for g in range(len(orient.groups)):
             lines.add(base + g)
@@ -321,14 +329,41 @@ class Board:
         for p, nc in enumerate(NEIGHBOUR[cell]):
             if nc >= 0 and kinds[nc] >= 0:
                 other = nc * 4 + orients[nc].port_group[(p + 2) & 3]  # type: ignore[union-attr]
-                scores.pop(lines.find(other), None)
+                root = lines.find(other)
+                scores.pop(root, None)
+                ports.pop(root, None)
                 lines.union(base + pg[p], other)
         for g in range(len(orient.groups)):
-            scores.pop(lines.find(base + g), None)
+            root = lines.find(base + g)
+            scores.pop(root, None)
+            ports.pop(root, None)
+        frontier = self.frontier
+        frontier.discard(cell)
+        for nc in NEIGHBOUR[cell]:
+            if nc >= 0 and kinds[nc] < 0:
+                frontier.add(nc)
         r, c = divmod(cell, WINDOW)
         self.rmin, self.rmax = min(self.rmin, r), max(self.rmax, r)
         self.cmin, self.cmax = min(self.cmin, c), max(self.cmax, c)
         self.num_laid += 1
+
+    def piece_ports(self, piece: int) -> list[int]:
+        """``port * 49 + cell`` for each port of ``piece`` (plane-major window index)."""
+        cell = piece >> 2
+        return [p * NUM_CELLS + cell for p in self.cell_orient[cell].groups[piece & 3].ports]  # type: ignore[union-attr]
+
+    def line_ports(self, root: int) -> list[int]:
+        """``port * 49 + cell`` for every port of every piece of line ``root`` (cached)."""
+        out = self._ports.get(root)
+        if out is None:
+            orients = self.cell_orient
+            out = [
+                p * NUM_CELLS + (m >> 2)
+                for m in self.lines.members(root)
+                for p in orients[m >> 2].groups[m & 3].ports  # type: ignore[union-attr]
+            ]
+            self._ports[root] = out
+        return out
 
     # ----------------------------------------------------------------- scoring
     def line_score(self, root: int) -> RouteScore:
@@ -367,6 +402,8 @@ class Board:
         new.num_laid = self.num_laid
         new.rmin, new.rmax, new.cmin, new.cmax = self.rmin, self.rmax, self.cmin, self.cmax
         new._scores = dict(self._scores)
+        new._ports = dict(self._ports)
+        new.frontier = set(self.frontier)
         return new
 
     def __getstate__(self) -> dict:

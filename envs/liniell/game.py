@@ -198,36 +198,59 @@ class Game:
         self._require(Phase.MOVE)
         return self.board.lines.find(self.pending[0].piece)
 
+    def occupation_pairs(self) -> list[tuple[int, int]]:
+        """The legal occupations as ``(port, source)`` integers (the fast form of
+        :meth:`occupations`)."""
+        phase = self.phase
+        if phase is not Phase.OCCUPY and phase is not Phase.MOVE:
+            return []
+        board, player = self.board, self.current
+        find = board.lines.find
+        cell = self.last_cell
+        pg = board.cell_orient[cell].port_group  # type: ignore[union-attr]
+        base = cell * 4
+        roots = [find(base + g) for g in pg]
+        slots = board.pawns[player]
+        placed = [p for p in slots if p >= 0]
+        if len(placed) == 2 and board.piece_key(placed[1]) < board.piece_key(placed[0]):
+            placed.reverse()
+        has_supply = len(placed) < 2
+        if phase is Phase.OCCUPY:
+            occupied = {find(p) for ss in board.pawns for p in ss if p >= 0}
+            sources = ([0] if has_supply else []) + [1, 2][: len(placed)]
+            out = []
+            for port in range(4):
+                root = roots[port]
+                if root in occupied or root in roots[:port]:
+                    continue
+                out.extend((port, s) for s in sources)
+            return out
+        target = find(self.pending[0].piece)
+        port = roots.index(target)
+        out = [(port, 0)] if has_supply else []
+        for i, piece in enumerate(placed):
+            if find(piece) != target:
+                out.append((port, i + 1))
+        return out
+
     def occupations(self) -> list[Occupation]:
         """The legal occupations now (phase OCCUPY: optional; phase MOVE: compulsory)."""
-        board, player = self.board, self.current
-        if self.phase is Phase.OCCUPY:
-            owners = board.owners()
-            ports = [port for port, root in board.tile_lines(self.last_cell) if root not in owners]
-            sources = [PawnSource.SUPPLY] if board.supply(player) else []
-            n_placed = len(board.placed_slots(player))
-            sources += [PawnSource.PLACED_1, PawnSource.PLACED_2][:n_placed]
-            return [Occupation(p, s) for p in ports for s in sources]
-        if self.phase is Phase.MOVE:
-            target = self.move_target()
-            port = next(p for p, root in board.tile_lines(self.last_cell) if root == target)
-            out = [Occupation(port, PawnSource.SUPPLY)] if board.supply(player) else []
-            find = board.lines.find
-            for i, slot in enumerate(board.placed_slots(player)):
-                if find(board.pawns[player][slot]) != target:
-                    out.append(Occupation(port, PawnSource(i + 1)))
-            return out
-        return []
+        return [Occupation(Port(p), PawnSource(s)) for p, s in self.occupation_pairs()]
 
-    def occupy(self, occupation: Occupation) -> None:
-        """Occupy a line of the tile just laid (or make the compulsory move)."""
+    def occupy(self, occupation: Occupation, check: bool = True) -> None:
+        """Occupy a line of the tile just laid (or make the compulsory move).
+
+        ``check=False`` skips the legality check (for callers that took the occupation from
+        :meth:`occupation_pairs`, such as the environment's action mask).
+        """
         self._require(Phase.OCCUPY, Phase.MOVE)
-        legal = self.occupations()
-        if occupation not in legal:
-            raise IllegalMoveError(
-                f"occupation {occupation} is not allowed now; allowed: "
-                + (", ".join(str(o) for o in legal) or "none")
-            )
+        if check:
+            legal = self.occupations()
+            if occupation not in legal:
+                raise IllegalMoveError(
+                    f"occupation {occupation} is not allowed now; allowed: "
+                    + (", ".join(str(o) for o in legal) or "none")
+                )
         board, player = self.board, self.current
         piece = board.piece(self.last_cell, occupation.port)
         slots = board.pawns[player]

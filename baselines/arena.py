@@ -137,10 +137,10 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     """Build the agent named by ``spec`` for ``env_name`` (see the module docstring)."""
     name, kwargs = parse_agent_spec(spec)
     if name == "mcts":
-        from .agents.mcts import MCTSAgent
+        from .agents.mcts import make_mcts
 
         try:
-            return MCTSAgent(rng, env_name=env_name, **kwargs)
+            return make_mcts(rng, env_name, **kwargs)
         except TypeError as exc:
             raise ConfigError(f"bad option for mcts in {spec!r}: {exc}") from exc
     if name == "ppo":

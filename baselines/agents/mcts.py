@@ -32,6 +32,9 @@ most visited child of the root. A turn made of several sub-actions (Qwirkle, Qwi
 is searched one sub-action at a time, each a level of the tree.
 
 The budget is ``simulations`` iterations per decision, or ``time_ms`` milliseconds if given.
+:func:`make_mcts` (what the arena and the CLI use for ``mcts``) applies per-game defaults
+(:data:`ENV_DEFAULTS`): full rollouts for Liniell, a two-turn horizon judged by the score
+margin for Qwirkle and Qwirkle Cards, whose games are long or whose masks are costly.
 With a simulation budget the agent is deterministic given its generator, its observation
 and what it may see.
 """
@@ -48,6 +51,26 @@ import numpy as np
 from tabletop_rl.envs.errors import ConfigError
 
 ROLLOUTS = ("random", "greedy")
+
+ENV_DEFAULTS: dict[str, dict[str, Any]] = {
+    # 32 agent steps a game: full random rollouts are cheap
+    "liniell_v0": {},
+    # hundreds of steps a game: look two turns ahead, judge by the score margin
+    "qwirkle_v0": {"simulations": 200, "rollout_turns": 2, "margin_scale": 10.0},
+    # expensive masks (the validity solver): a short horizon, judged by Qwirkles taken
+    "qwirkle_cards_v0": {"simulations": 100, "rollout_turns": 2, "margin_scale": 1.0},
+}
+"""Default options per environment (what ``mcts`` means in the arena and CLI); options given
+explicitly (``mcts:simulations=50``) override them."""
+
+
+def make_mcts(rng: np.random.Generator, env_name: str, **options: Any) -> MCTSAgent:
+    """An :class:`MCTSAgent` with the defaults of ``env_name`` (:data:`ENV_DEFAULTS`).
+
+    >>> make_mcts(np.random.default_rng(0), "qwirkle_v0", simulations=20).rollout_turns
+    2
+    """
+    return MCTSAgent(rng, env_name=env_name, **{**ENV_DEFAULTS.get(env_name, {}), **options})
 
 
 class _Node:
@@ -261,4 +284,4 @@ def _judge_unfinished(env: Any, margin_scale: float | None) -> list[float]:
     return out
 
 
-__all__ = ["MCTSAgent"]
+__all__ = ["ENV_DEFAULTS", "MCTSAgent", "make_mcts"]

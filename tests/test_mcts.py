@@ -53,10 +53,10 @@ def test_avoids_a_move_that_lets_the_opponent_win() -> None:
 
 def test_beats_random_play(tmp_path: Path) -> None:
     # MCTS wins about 70% of toy games against random play (measured over 400 games)
-    config = ArenaConfig(env=TOY, agents=("random", "mcts:simulations=40"), games=100, seed=3)
+    config = ArenaConfig(env=TOY, agents=("random", "mcts:simulations=80"), games=100, seed=3)
     run = run_arena(config, tmp_path, progress=False, workers=2)
     rows = {r["agent"]: r for r in run.summary["agents"]}
-    assert rows["mcts:simulations=40"]["win_lo"] > 0.5
+    assert rows["mcts:simulations=80"]["win_lo"] > 0.5
 
 
 def test_same_seed_same_move_and_budget_counts() -> None:

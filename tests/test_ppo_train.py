@@ -96,3 +96,43 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path, worker
     assert _updates(killed) == list(range(1, b["update"] + 1))
     with open(straight / "eval.csv") as fa, open(killed / "eval.csv") as fb:
         assert fa.read() == fb.read()
+
+
+@pytest.mark.parametrize("env_name", __import__("tabletop_rl.envs").envs.available_envs())
+def test_training_runs_on_every_registered_game(tmp_path: Path, env_name: str) -> None:
+    args = [
+        "--env",
+        env_name,
+        "--env_kwargs",
+        "{}",
+        "--total_steps",
+        "60",
+        "--num_envs",
+        "4",
+        "--num_workers",
+        "0",
+        "--rollout_steps",
+        "8",
+        "--opponents",
+        "{self: 1, random: 1}",
+        "--eval_games",
+        "2",
+        "--eval_opponents",
+        "[random]",
+        "--conv_channels",
+        "[4]",
+        "--hidden_sizes",
+        "[16]",
+        "--snapshot_every",
+        "1",
+        "--run_dir",
+        str(tmp_path),
+    ]
+    assert train.main([SMOKE, *args]) == 0
+    state = load_checkpoint(tmp_path)
+    assert state["global_step"] >= 60
+    agent = load_ppo_agent(str(tmp_path), env_name, np.random.default_rng(0))
+    env = make_raw_env(env_name, {})
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs)] == 1

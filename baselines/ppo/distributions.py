@@ -48,7 +48,7 @@ class MaskedCategorical:
         never the first to reach ``v``.
         """
         cdf = self.probs.cumsum(dim=-1)
-        u = 1.0 - torch.rand(cdf.shape[:-1] + (1,), generator=generator, dtype=cdf.dtype)
+        u = 1.0 - torch.rand((*cdf.shape[:-1], 1), generator=generator, dtype=cdf.dtype)
         idx = torch.searchsorted(cdf, u * cdf[..., -1:])
         return idx.squeeze(-1).clamp_max(cdf.shape[-1] - 1)
 

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..agents import agent_names
+from ..agents import agent_names, make_agent
 from ..stats import wilson_interval
 from .checkpoint import checkpoint_path, load_checkpoint, network_from_checkpoint
 from .rollout import LEARNER, Decision, GameOver, GameSetup, VecGames
@@ -105,12 +105,22 @@ def evaluate_against(
     num_workers: int = 0,
 ) -> list[MatchResult]:
     """:func:`play_matches` against each opponent that exists for ``env`` (others skipped)."""
-    available = set(agent_names(env))
     return [
         play_matches(net, env, env_kwargs, name, games, seed, deterministic, num_workers)
         for name in opponents
-        if name in available
+        if agent_available(name, env)
     ]
+
+
+def agent_available(name: str, env: str) -> bool:
+    """Whether scripted agent ``name`` can be built for ``env``."""
+    if name not in agent_names(env):
+        return False
+    try:
+        make_agent(name, env, np.random.default_rng(0))
+    except (ImportError, AttributeError):
+        return False
+    return True
 
 
 def format_results(results: list[MatchResult]) -> str:
@@ -139,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games <= 0:
         parser.error("--games must be > 0")
     cfg, net = network_from_checkpoint(load_checkpoint(args.run_dir))
-    missing = [o for o in args.opponents if o not in agent_names(cfg.env)]
+    missing = [o for o in args.opponents if not agent_available(o, cfg.env)]
     if missing:
         parser.error(
             f"no agent {', '.join(missing)} for {cfg.env}; available: "

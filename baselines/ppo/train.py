@@ -52,7 +52,7 @@ from .config import (
     load_config,
     save_config,
 )
-from .evaluate import evaluate_against, format_results
+from .evaluate import agent_available, evaluate_against, format_results
 from .ppo import ppo_update
 from .rollout import VecGames
 from .selfplay import RolloutStats, SelfPlayCollector
@@ -110,7 +110,7 @@ class _CsvLog:
 def _check_opponents(cfg: PPOConfig) -> None:
     scripted = set(cfg.opponents) - {"self", "pool"}
     available = agent_names(cfg.env)
-    missing = sorted(scripted - set(available))
+    missing = sorted(name for name in scripted if not agent_available(name, cfg.env))
     if missing:
         raise ConfigError(
             f"config key 'opponents' names {missing}, not agents of {cfg.env}; "

@@ -363,8 +363,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide results from other users
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o644)  # mkstemp's 0600 would hide results from others
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

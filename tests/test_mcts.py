@@ -125,10 +125,19 @@ def test_determinisation_depends_only_on_what_the_player_sees(env_name: str) -> 
         twin.resample_hidden(name, np.random.default_rng(step))
         a = env.determinize(name, np.random.default_rng(99))
         b = twin.determinize(name, np.random.default_rng(99))
-        for agent in env.possible_agents:
-            np.testing.assert_array_equal(
-                a.observe(agent)["observation"], b.observe(agent)["observation"]
-            )
+        # the copies must agree now and on the chance to come: play both on with the same
+        # seeded random moves and compare what everyone sees
+        moves = np.random.default_rng(step)
+        for _ in range(8):
+            for agent in env.possible_agents:
+                np.testing.assert_array_equal(
+                    a.observe(agent)["observation"], b.observe(agent)["observation"]
+                )
+            if any(a.terminations.values()) or any(a.truncations.values()):
+                break
+            action = int(moves.choice(np.flatnonzero(a.action_mask())))
+            a.step(action)
+            b.step(action)
         env.step(int(rng.choice(np.flatnonzero(env.observe(name)["action_mask"]))))
 
 

@@ -38,6 +38,12 @@ def _small_parameters(name: str, tmp_path: Path) -> dict[str, Any]:
     """The smallest settings of each notebook (outputs go to tmp_path)."""
     small: dict[str, dict[str, Any]] = {
         "01_environments.ipynb": {"seed": 3},
+        "02_scripted_agents.ipynb": {
+            "games": 2,
+            "mcts_simulations": 4,
+            "workers": 1,
+            "out_dir": str(tmp_path / "arena"),
+        },
     }
     return small[name]
 

@@ -299,3 +299,22 @@ def test_agent_ignores_hidden_information(env_name: str, spec: str) -> None:
                 break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert checked == 6
+
+
+def test_arena_command(tmp_path: Path) -> None:
+    import io
+
+    from tabletop_rl.baselines.cli import main as cli_main
+
+    argv = ["arena", "--env", TOY, "--agents", "random", "mcts:simulations=4", "--games", "4"]
+    argv += ["--workers", "1", "--out", str(tmp_path), "--no-progress", "--seed", "2"]
+    out = io.StringIO()
+    assert cli_main(argv, stdout=out) == 0
+    text = out.getvalue()
+    assert "| agent | games | win rate (95% CI)" in text and "4 in all" in text
+    assert json.loads((tmp_path / "run.json").read_text())["seed"] == 2
+    out = io.StringIO()
+    assert cli_main(argv, stdout=out) == 0  # resumed: nothing left to play
+    assert "0 games played now, 4 in all" in out.getvalue()
+    bad = ["arena", "--env", TOY, "--agents", "random", "--games", "2", "--out", str(tmp_path)]
+    assert cli_main(bad, stdout=io.StringIO()) == 2  # one agent only: a clear error

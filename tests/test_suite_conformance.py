@@ -137,3 +137,18 @@ def test_action_layout_covers_the_action_space(name: str) -> None:
     obs_spatial = {f.shape[1:] for f in env.layout.spatial_fields()}
     for group in layout.spatial_fields():
         assert group.shape[1:] in obs_spatial, "spatial actions must share the board window"
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_single_agent_wrapper_illegal_action_modes(name: str) -> None:
+    env = SingleAgentEnv(make(name, raw=True))
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    _obs, reward, terminated, _truncated, info = env.step(bad)
+    assert (reward, terminated) == (-1.0, True) and "illegal_action" in info
+    with pytest.raises(IllegalActionError, match="episode ended"):
+        env.step(int(np.flatnonzero(env.action_masks() | True)[0]))
+    strict = SingleAgentEnv(make(name, raw=True), illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="is illegal"):
+        strict.step(bad)

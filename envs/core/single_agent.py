@@ -8,6 +8,10 @@ The wrapper exposes ``action_masks()`` (SB3-contrib MaskablePPO's convention) an
 the mask in ``info["action_mask"]``. The reward of a step is everything the learner received
 since its previous action, including rewards delivered during the opponents' moves and at
 the end of the game.
+
+An illegal action is treated as ``env()`` treats it (``illegal_action="terminate"``, the
+default): the episode ends at once with reward -1 and ``info["illegal_action"]`` says why.
+``illegal_action="raise"`` raises :class:`IllegalActionError` instead, as the raw env does.
 """
 
 from __future__ import annotations
@@ -47,8 +51,15 @@ class SingleAgentEnv(gymnasium.Env):
         aec_env: TabletopAECEnv,
         opponents: Sequence[Any] | None = None,
         learner_seat: int | None = 0,
+        illegal_action: str = "terminate",
     ) -> None:
         super().__init__()
+        if illegal_action not in ("terminate", "raise"):
+            raise ConfigError(
+                f"illegal_action={illegal_action!r} is not supported; allowed: 'terminate', 'raise'"
+            )
+        self.illegal_action = illegal_action
+        self._episode_over = True
         if not isinstance(aec_env, TabletopAECEnv):
             raise ConfigError(
                 "SingleAgentEnv needs a raw tabletop-rl environment (make(name, raw=True)), "
@@ -117,12 +128,22 @@ class SingleAgentEnv(gymnasium.Env):
             self._opponents = self._given_opponents
         self.env.reset(seed=int(rng.integers(2**31)))
         self._advance()
+        self._episode_over = False
         return self._observation()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         env = self.env
-        if env.agent_selection != self.learner or not env.agents:
+        if self._episode_over or env.agent_selection != self.learner or not env.agents:
             raise IllegalActionError("step() called after the episode ended; call reset()")
+        n = int(self.action_space.n)
+        if not (0 <= int(action) < n and self._last_mask[int(action)]):
+            if self.illegal_action == "raise":
+                env.step(int(action))  # raises IllegalActionError naming the rule broken
+            obs, info = self._observation()
+            info["illegal_action"] = f"action {int(action)} is not legal now"
+            self._episode_over = True
+            self._last_mask = np.zeros_like(self._last_mask)
+            return obs, -1.0, True, False, info
         env.step(int(action))
         reward = self._advance()
         learner = self.learner
@@ -130,6 +151,7 @@ class SingleAgentEnv(gymnasium.Env):
         truncated = bool(env.truncations.get(learner, False))
         obs, info = self._observation()
         if terminated or truncated:
+            self._episode_over = True
             self._last_mask = np.zeros_like(self._last_mask)
         return obs, reward, terminated, truncated, info
 

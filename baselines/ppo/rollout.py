@@ -210,11 +210,25 @@ def _run_commands(slots: list[GameSlot], commands: list[Command]) -> list[Report
     return out
 
 
-def _worker(conn: Connection, env: str, env_kwargs: dict[str, Any], n_slots: int) -> None:
+def _worker(
+    conn: Connection,
+    inherited: list[Connection],
+    env: str,
+    env_kwargs: dict[str, Any],
+    n_slots: int,
+) -> None:
+    import os
+
+    for other in inherited:  # the parent's ends, copied by fork: close them so EOF arrives
+        other.close()
+    parent = os.getppid()
     try:
         slots = [GameSlot(env, env_kwargs) for _ in range(n_slots)]
         conn.send(("ok", None))
         while True:
+            while not conn.poll(1.0):
+                if os.getppid() != parent:  # the training process died
+                    return
             message = conn.recv()
             if message is None:
                 break
@@ -254,7 +268,10 @@ class VecGames:
         ctx = mp.get_context(method)
         for a, b in self._shards:
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, env, env_kwargs, b - a), daemon=True)
+            inherited = [*self._conns, parent] if method == "fork" else []
+            proc = ctx.Process(
+                target=_worker, args=(child, inherited, env, env_kwargs, b - a), daemon=True
+            )
             proc.start()
             child.close()
             self._conns.append(parent)

@@ -362,9 +362,173 @@ def scripted_agents() -> list[Cell]:
     ]
 
 
+# --------------------------------------------------------------------------- 03
+def train_ppo() -> list[Cell]:
+    return [
+        md("""
+        # 3. Training a PPO agent
+
+        `tabletop_rl.baselines.ppo` trains a masked PPO policy by self-play: the learner
+        holds one seat of each game, and the other seats are filled by itself, past snapshots
+        of itself, or scripted agents. A run is defined by a YAML config (`configs/*.yaml`);
+        any key can be overridden. This notebook trains a small policy, plots its learning
+        curve from the run's CSV logs, evaluates it against the scripted agents and watches
+        it play.
+
+        The defaults below train for a few minutes on a laptop: enough to see the curve move,
+        far from the strength of a full run (`configs/liniell_ppo.yaml` is set for 3 million
+        steps).
+        """),
+        parameters("""
+        config = "configs/liniell_ppo.yaml"  # relative to the checkout
+        total_steps = 30_000  # learner decisions to train on
+        num_envs = 32  # games played side by side
+        rollout_steps = 32  # decision rounds per update
+        num_workers = 2  # subprocesses stepping the games (0: in this process)
+        eval_every = 10  # evaluate against the scripted agents every this many updates
+        eval_games = 100  # games per scripted opponent in each evaluation
+        seed = 1
+        run_dir = None  # None: runs/notebooks/ppo_<config name>
+        """),
+        code("""
+        import csv
+        import sys
+
+        import matplotlib.pyplot as plt
+        import numpy as np
+        from IPython.display import Image, Markdown, display
+
+        from tabletop_rl.baselines.agents import agent_names
+        from tabletop_rl.baselines.ppo import evaluate, train
+        from tabletop_rl.baselines.ppo.config import load_config
+        from tabletop_rl.baselines.replay import print_replay, record_game, write_gif
+        """),
+        code(FIND_REPO),
+        md("""
+        ## Train
+
+        `train.main(argv)` is `tabletop-rl train`: the config file, then `--key value`
+        overrides. The run folder gets the resolved config, checkpoints, TensorBoard events
+        (`tb/`) and two CSV logs: `progress.csv` (one row per update) and `eval.csv` (the
+        periodic evaluations). If the folder already holds this run, it is resumed (and
+        returns at once when it is finished); delete it or pick another `run_dir` to start
+        over.
+        """),
+        code("""
+        config_path = REPO / config
+        env_name = load_config(config_path).env
+        run = Path(run_dir) if run_dir else REPO / "runs" / "notebooks" / f"ppo_{config_path.stem}"
+        argv = [str(config_path)]
+        overrides = {
+            "total_steps": total_steps,
+            "num_envs": num_envs,
+            "rollout_steps": rollout_steps,
+            "num_workers": num_workers,
+            "eval_every": eval_every,
+            "eval_games": eval_games,
+            "seed": seed,
+            "run_dir": str(run),
+            "progress_bar": "false",
+        }
+        for key, value in overrides.items():
+            argv += [f"--{key}", str(value)]
+        if (run / "checkpoint.pt").exists():
+            argv.append("--resume")
+        print("tabletop-rl train", " ".join(argv))
+        status = train.main(argv)
+        if status != 0:
+            raise RuntimeError(f"training failed with status {status}; see the message above")
+        """),
+        md("""
+        ## Learning curve
+
+        Straight from the CSV logs: the evaluation's win rate against each scripted agent with
+        its Wilson 95% interval, and the return of the learner's training games (+1 win, -1
+        loss with `reward: win`). `python -m tabletop_rl.baselines.ppo.plot RUN_DIR OUT.png`
+        draws a fuller figure.
+        """),
+        code("""
+        def read_csv(path):
+            with open(path, newline="") as f:
+                return list(csv.DictReader(f))
+
+
+        progress = read_csv(run / "progress.csv")
+        evals = read_csv(run / "eval.csv")
+
+        fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
+        for opponent in sorted({r["opponent"] for r in evals}):
+            rows = [r for r in evals if r["opponent"] == opponent]
+            steps = [int(r["global_step"]) for r in rows]
+            rate = np.array([float(r["win_rate"]) for r in rows])
+            low = np.array([float(r["ci_low"]) for r in rows])
+            high = np.array([float(r["ci_high"]) for r in rows])
+            yerr = [rate - low, high - rate]
+            left.errorbar(steps, rate, yerr=yerr, marker="o", capsize=3, label=f"vs {opponent}")
+        left.set_ylim(0, 1)
+        left.set_xlabel("learner steps")
+        left.set_ylabel("win rate (95% CI)")
+        left.set_title("evaluation against scripted agents")
+        left.legend()
+
+        rows = [r for r in progress if r["episodic_return"]]
+        steps = np.array([int(r["global_step"]) for r in rows])
+        returns = np.array([float(r["episodic_return"]) for r in rows])
+        right.plot(steps, returns, marker=".", alpha=0.4, label="per update")
+        k = max(1, len(returns) // 10)
+        if len(returns) >= k:
+            smooth = np.convolve(returns, np.ones(k) / k, mode="valid")
+            right.plot(steps[k - 1 :], smooth, label=f"mean of {k} updates")
+        right.set_xlabel("learner steps")
+        right.set_ylabel("return of finished training games")
+        right.set_title("training")
+        right.legend()
+        plt.show()
+        """),
+        md("""
+        ## Evaluate against the scripted agents
+
+        `evaluate.main` is `tabletop-rl evaluate RUN_DIR`: the latest checkpoint plays its most
+        probable legal action against every scripted agent, seats rotated, and the results go
+        to `evaluation.csv` in the run folder.
+        """),
+        code("""
+        opponents = agent_names(env_name)
+        eval_argv = [str(run), "--games", str(eval_games), "--seed", str(seed)]
+        eval_argv += ["--workers", str(num_workers), "--opponents", *opponents]
+        print("tabletop-rl evaluate", " ".join(eval_argv))
+        if evaluate.main(eval_argv) != 0:
+            raise RuntimeError("evaluation failed; see the message above")
+        results = read_csv(run / "evaluation.csv")
+        rows = ["| opponent | games | win rate | 95% CI |", "|---|---:|---:|---|"]
+        for r in results:
+            rows.append(
+                f"| {r['opponent']} | {r['games']} | {float(r['win_rate']):.2f} | "
+                f"{float(r['ci_low']):.2f}-{float(r['ci_high']):.2f} |"
+            )
+        display(Markdown("\\n".join(rows)))
+        """),
+        md("""
+        ## Watch it play
+
+        A trained run is an agent like any other: `ppo:RUN_DIR` in the arena, or
+        `tabletop_rl.baselines.ppo.agent.load_ppo_agent`. Here it plays one game against the
+        strongest scripted agent; the game is recorded like an arena game and animated.
+        """),
+        code("""
+        record = record_game(env_name, [f"ppo:{run}", opponents[-1]], seed=seed)
+        print_replay(record, sys.stdout, board=False)
+        gif = run / "watch.gif"
+        write_gif(record, gif, fps=2)
+        display(Image(filename=str(gif)))
+        """),
+    ]
+
+
 NOTEBOOKS: dict[str, Callable[[], list[Cell]]] = {
     "01_environments.ipynb": environments,
     "02_scripted_agents.ipynb": scripted_agents,
+    "03_train_ppo.ipynb": train_ppo,
 }
 
 

@@ -44,6 +44,15 @@ def _small_parameters(name: str, tmp_path: Path) -> dict[str, Any]:
             "workers": 1,
             "out_dir": str(tmp_path / "arena"),
         },
+        "03_train_ppo.ipynb": {
+            "total_steps": 200,
+            "num_envs": 8,
+            "rollout_steps": 16,
+            "num_workers": 0,
+            "eval_every": 0,
+            "eval_games": 4,
+            "run_dir": str(tmp_path / "ppo"),
+        },
     }
     return small[name]
 

@@ -32,6 +32,7 @@ import importlib
 import itertools
 import multiprocessing as mp
 import sys
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -233,7 +234,8 @@ def _worker(
             if message is None:
                 break
             try:
-                conn.send(("ok", _run_commands(slots, message)))
+                results = _run_commands(slots, message)
+                conn.send(("ok", (results, time.process_time())))
             except Exception as exc:  # report to the parent, which re-raises
                 conn.send(("error", f"{type(exc).__name__}: {exc}"))
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
@@ -255,6 +257,7 @@ class VecGames:
         self.num_players = probe.num_players
         self.num_actions = probe.info.num_actions
         self._local: list[GameSlot] = []
+        self._worker_cpu: list[float] = []
         self._conns: list[Connection] = []
         self._procs: list[Any] = []
         workers = min(num_workers, num_slots)
@@ -278,6 +281,7 @@ class VecGames:
             self._procs.append(proc)
         for conn in self._conns:
             self._receive(conn)
+        self._worker_cpu = [0.0] * len(self._conns)
 
     @staticmethod
     def _receive(conn: Connection) -> Any:
@@ -295,9 +299,14 @@ class VecGames:
         for conn, (a, b) in zip(self._conns, self._shards, strict=True):
             conn.send(commands[a:b])
         out: list[Report | None] = []
-        for conn in self._conns:
-            out.extend(self._receive(conn))
+        for k, conn in enumerate(self._conns):
+            results, self._worker_cpu[k] = self._receive(conn)
+            out.extend(results)
         return out
+
+    def cpu_time(self) -> float:
+        """CPU seconds used so far by this process and the workers (as of their last reply)."""
+        return time.process_time() + sum(self._worker_cpu)
 
     def close(self) -> None:
         for conn in self._conns:

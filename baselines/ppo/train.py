@@ -63,6 +63,7 @@ PROGRESS_FIELDS = [
     "update",
     "global_step",
     "time",
+    "cpu_time",
     "lr",
     "episodic_return",
     "episode_length",
@@ -171,6 +172,7 @@ def train(
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     gen = torch.Generator().manual_seed(_seed(cfg, 2))
     update, global_step = 0, 0
+    cpu_before = time_before = 0.0  # carried over from the checkpoint on resume
 
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -182,6 +184,8 @@ def train(
         optimizer.load_state_dict(state["optimizer"])
         gen.set_state(state["torch_rng"])
         update, global_step = int(state["update"]), int(state["global_step"])
+        cpu_before = float(state.get("cpu_time", 0.0))
+        time_before = float(state.get("time", 0.0))
         collector.load_state_dict(state["collector"])
     keep = update if state is not None else None
     progress = _CsvLog(run_dir / "progress.csv", PROGRESS_FIELDS, keep)
@@ -195,6 +199,7 @@ def train(
         dynamic_ncols=True,
     )
     start = time.perf_counter()
+    cpu_start = vec.cpu_time()
     row: dict[str, Any] = {}
     try:
         while global_step < cfg.total_steps:
@@ -217,7 +222,8 @@ def train(
             row = {
                 "update": update,
                 "global_step": global_step,
-                "time": time.perf_counter() - start,
+                "time": time_before + time.perf_counter() - start,
+                "cpu_time": cpu_before + vec.cpu_time() - cpu_start,
                 "lr": lr,
                 **losses,
                 **_rollout_log(stats, t1 - t0),
@@ -277,6 +283,8 @@ def train(
                         "torch_rng": gen.get_state(),
                         "update": update,
                         "global_step": global_step,
+                        "time": row["time"],
+                        "cpu_time": row["cpu_time"],
                         "collector": collector.state_dict(),
                     },
                     ckpt_file,

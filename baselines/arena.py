@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import importlib
 import io
 import itertools
@@ -133,9 +134,20 @@ def available_agents(env_name: str) -> list[str]:
     return [*agent_names(env_name), "mcts", "ppo:PATH"]
 
 
+@functools.lru_cache(maxsize=64)
+def game_name(env_name: str) -> str:
+    """The registry name agents are looked up by: ``env_name``, or for a ``module:factory``
+    environment the name its ``info`` declares (a variant of a registered game gets its
+    agents)."""
+    if ":" not in env_name:
+        return env_name
+    return str(make_env(env_name).info.name)
+
+
 def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     """Build the agent named by ``spec`` for ``env_name`` (see the module docstring)."""
     name, kwargs = parse_agent_spec(spec)
+    env_name = game_name(env_name)
     if name == "mcts":
         from .agents.mcts import make_mcts
 
@@ -730,6 +742,7 @@ __all__ = [
     "available_agents",
     "final_scores",
     "format_table",
+    "game_name",
     "make_env",
     "parse_agent_spec",
     "play_game",

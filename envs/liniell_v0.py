@@ -259,34 +259,38 @@ class raw_env(TabletopAECEnv):
             self.info = _info(num_players)
         super().__init__(num_players=num_players, render_mode=render_mode, reward=reward)
         self._points: list[int] = [0] * self.num_players
-        self._slices = {f.name: self.layout.slice(f.name) for f in self.layout}
+        sl = {f.name: self.layout.slice(f.name) for f in self.layout}
+        self._slices = sl
         n = self.num_players
-        self._orders = [[(p + i) % n for i in range(n)] for p in range(n)]
-        self._perms = [np.array([*order, *range(n, MAX_PLAYERS)]) for order in self._orders]
-        self._pad = [0] * (MAX_PLAYERS - n)
-        self._seated = [1] * n + self._pad
-        self._to_act = [[int(i == q) for i in range(MAX_PLAYERS)] for q in range(MAX_PLAYERS)]
+        self._perms = [
+            np.array([*((p + i) % n for i in range(n)), *range(n, MAX_PLAYERS)]) for p in range(n)
+        ]
         self._one_hot = [[int(i == k) for i in range(self._kinds)] for k in range(self._kinds)]
         self._feature_lists = [f[0].tolist() for f in self._features]
-        tiles_start = self._slices["tiles"].start
         self._tile_index = [
-            tiles_start + np.arange(TILE_FEATURES) * NUM_CELLS + cell for cell in range(NUM_CELLS)
+            sl["tiles"].start + np.arange(TILE_FEATURES) * NUM_CELLS + cell
+            for cell in range(NUM_CELLS)
         ]
-        self._planes_slice = slice(self._slices["pawns"].start, self._slices["lines"].stop)
-        self._header_start = self._slices["drawn"].start
+        self._planes_slice = slice(sl["pawns"].start, sl["lines"].stop)
+        self._head_slice = slice(sl["drawn"].start, sl["stack_size"].stop)
+        self._numbers_slice = slice(sl["supply"].start, sl["blue"].stop)
         self._version = 0
-        self._numbers_version = self._header_version = -1
-        self._numbers: tuple[list[int], list[int], list[int]] = ([], [], [])
-        self._header_cache: list[float] = []
+        self._numbers_version = -1
         self._reset_buffers()
 
     def _reset_buffers(self) -> None:
-        # observer-independent part of the observation (tiles, last_laid), kept up to date
+        # The observer-independent part of the observation, kept up to date step by step.
         self._base = self.layout.zeros()
+        self._base[
+            self._slices["seated"].start : self._slices["seated"].start + self.num_players
+        ] = 1
         # [pawns | lines][absolute player][port * 49 + cell]
         self._planes = np.zeros((2, MAX_PLAYERS, 4 * NUM_CELLS), dtype=np.float32)
         self._planes_dirty = False
+        # [supply | points | blue][absolute player]
+        self._numbers = np.zeros((3, MAX_PLAYERS), dtype=np.float32)
         self._shown_last = -1
+        self._shown_head: tuple[int, int] = (-2, -1)
 
     # ------------------------------------------------------------- layout
     def _build_layout(self) -> ObservationLayout:
@@ -366,6 +370,7 @@ class raw_env(TabletopAECEnv):
         self._points = [0] * self.num_players
         self._version += 1
         self._reset_buffers()
+        self._sync()
         return game
 
     def _current_player(self) -> int:
@@ -443,18 +448,10 @@ class raw_env(TabletopAECEnv):
             port, source = divmod(action - OCCUPY, NUM_SOURCES)
             game.occupy(Occupation(Port(port), PawnSource(source)), check=False)
             self._planes_dirty = True
-        phase = game.phase
-        shown = game.last_cell if phase is Phase.OCCUPY or phase is Phase.MOVE else -1
-        if shown != self._shown_last:
-            start = self._slices["last_laid"].start
-            if self._shown_last >= 0:
-                self._base[start + self._shown_last] = 0
-            if shown >= 0:
-                self._base[start + shown] = 1
-            self._shown_last = shown
+        self._sync()
         points: dict[int, float] = {}
         if self.reward_mode == "score":
-            now = self._player_numbers()[1]
+            now = self._player_points()
             points = {
                 p: float(now[p] - self._points[p])
                 for p in range(self.num_players)
@@ -464,74 +461,80 @@ class raw_env(TabletopAECEnv):
         return StepResult(points=points, game_over=game.is_over)
 
     # -------------------------------------------------------- observation
-    def _player_numbers(self) -> tuple[list[int], list[int], list[int]]:
-        """Supply, provisional points and blue route ends of every player (cached per step)."""
-        if self._numbers_version != self._version:
-            board = self.state.board
-            find = board.lines.find
-            score = board.line_score
-            supply, points, blue = [], [], []
-            for slots in board.pawns:
-                routes = [score(find(p)) for p in slots if p >= 0]
-                supply.append(len(slots) - len(routes))
-                points.append(sum(r.points for r in routes))
-                blue.append(sum(r.blue for r in routes))
-            self._numbers = (supply, points, blue)
-            self._numbers_version = self._version
-        return self._numbers
-
-    def _header(self) -> list[float]:
-        """drawn, drawn_kind, stack and stack_size (observer-independent; cached per step)."""
-        if self._header_version != self._version:
-            game = self.state
+    def _sync(self) -> None:
+        """Bring the observer-independent observation up to date after a step."""
+        game, base, sl = self.state, self._base, self._slices
+        phase = game.phase
+        shown = game.last_cell if phase is Phase.OCCUPY or phase is Phase.MOVE else -1
+        if shown != self._shown_last:
+            start = sl["last_laid"].start
+            if self._shown_last >= 0:
+                base[start + self._shown_last] = 0
+            if shown >= 0:
+                base[start + shown] = 1
+            self._shown_last = shown
+        drawn = game.drawn if phase is Phase.LAY and game.drawn is not None else -1
+        head = (drawn, len(game.stack))
+        if head != self._shown_head:
             k = self._kinds
-            if game.phase is Phase.LAY and game.drawn is not None:
-                head = [*self._feature_lists[game.drawn], *self._one_hot[game.drawn]]
-            else:
-                head = [0.0] * (TILE_FEATURES + k)
             stack = [0] * k
             for kind in game.stack:
                 stack[kind] += 1
-            self._header_cache = [*head, *stack, len(game.stack)]
-            self._header_version = self._version
-        return self._header_cache
+            if drawn >= 0:
+                tile = [*self._feature_lists[drawn], *self._one_hot[drawn]]
+            else:
+                tile = [0] * (TILE_FEATURES + k)
+            base[self._head_slice] = [*tile, *stack, len(game.stack)]
+            self._shown_head = head
+        base[sl["phase"]] = (phase is Phase.LAY, phase is Phase.OCCUPY, phase is Phase.MOVE)
 
-    def _refresh_planes(self) -> None:
-        planes = self._planes
-        planes[:] = 0
+    def _update_numbers(self) -> None:
+        """Supply, provisional points and blue route ends of every player."""
         board = self.state.board
         find = board.lines.find
+        score = board.line_score
+        supply, points, blue = [], [], []
+        for slots in board.pawns:
+            routes = [score(find(p)) for p in slots if p >= 0]
+            supply.append(len(slots) - len(routes))
+            points.append(sum(r.points for r in routes))
+            blue.append(sum(r.blue for r in routes))
+        self._numbers[:, : self.num_players] = (supply, points, blue)
+        self._numbers_version = self._version
+
+    def _player_points(self) -> list[int]:
+        if self._numbers_version != self._version:
+            self._update_numbers()
+        return [int(x) for x in self._numbers[1, : self.num_players]]
+
+    def _refresh_planes(self) -> None:
+        flat = self._planes.reshape(-1)
+        flat[:] = 0
+        board = self.state.board
+        find = board.lines.find
+        size = 4 * NUM_CELLS
+        index: list[int] = []
         for p, slots in enumerate(board.pawns):
             for piece in slots:
                 if piece >= 0:
-                    planes[0, p, board.piece_ports(piece)] = 1
-                    planes[1, p, board.line_ports(find(piece))] = 1
+                    off = p * size
+                    index += [off + i for i in board.piece_ports(piece)]
+                    off = (MAX_PLAYERS + p) * size
+                    index += [off + i for i in board.line_ports(find(piece))]
+        if index:
+            flat[index] = 1
         self._planes_dirty = False
 
     def _observation(self, player: int) -> np.ndarray:
         if self._planes_dirty:
             self._refresh_planes()
-        game = self.state
+        if self._numbers_version != self._version:
+            self._update_numbers()
+        perm = self._perms[player]
         obs = self._base.copy()
-        obs[self._planes_slice] = self._planes[:, self._perms[player]].reshape(-1)
-        supply, points, blue = self._player_numbers()
-        order = self._orders[player]
-        pad = self._pad
-        phase = game.phase
-        obs[self._header_start :] = [
-            *self._header(),
-            *[supply[p] for p in order],
-            *pad,
-            *[points[p] for p in order],
-            *pad,
-            *[blue[p] for p in order],
-            *pad,
-            *self._seated,
-            *self._to_act[(game.current - player) % self.num_players],
-            phase is Phase.LAY,
-            phase is Phase.OCCUPY,
-            phase is Phase.MOVE,
-        ]
+        obs[self._planes_slice] = self._planes[:, perm].reshape(-1)
+        obs[self._numbers_slice] = self._numbers[:, perm].reshape(-1)
+        obs[self._slices["to_act"].start + (self.state.current - player) % self.num_players] = 1
         return obs
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -29,34 +29,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import IllegalMoveError
+from .grid import CENTRE_CELL, NEIGHBOUR, NUM_CELLS, WINDOW
 from .lines import LineSet
 from .scoring import PlayerScore, RouteScore, score_line
-from .tiles import PORT_DELTA, Orientation, Port
+from .tiles import Orientation, Port
 from .tileset import SQUARE, TileSet
 
-WINDOW = 7
-CENTRE = WINDOW // 2
-NUM_CELLS = WINDOW * WINDOW
-CENTRE_CELL = CENTRE * WINDOW + CENTRE
 #: Pawn slot value of a pawn in its owner's supply.
 IN_SUPPLY = -1
 PAWNS_PER_PLAYER = 2
-
-
-def _neighbours() -> tuple[tuple[int, int, int, int], ...]:
-    table = []
-    for cell in range(NUM_CELLS):
-        r, c = divmod(cell, WINDOW)
-        row = []
-        for dr, dc in PORT_DELTA:
-            rr, cc = r + dr, c + dc
-            row.append(rr * WINDOW + cc if 0 <= rr < WINDOW and 0 <= cc < WINDOW else -1)
-        table.append(tuple(row))
-    return tuple(table)  # type: ignore[return-value]
-
-
-#: NEIGHBOUR[cell][port]: the cell across that port, or -1 outside the window.
-NEIGHBOUR = _neighbours()
 
 
 @dataclass(frozen=True)
@@ -78,11 +59,11 @@ class Board:
     __slots__ = (
         "_ports",
         "_scores",
-        "frontier",
         "cell_kind",
         "cell_orient",
         "cmax",
         "cmin",
+        "frontier",
         "lines",
         "num_laid",
         "num_players",
@@ -274,28 +255,41 @@ class Board:
             return (), f"a tile on {rc} would share no side with a laid tile"
         if not self._fits(cell):
             return (), f"a tile on {rc} would make the laid area larger than 4 x 4"
+        owners = self.owners()
+        if sum(1 for r in set(roots) if r in owners) < 2:
+            return (), ""  # fewer than two occupied lines to join
         orient = self.tile_set.kinds[kind].orient(rotation)
-        return self._joins(cell, orient, roots, self.owners())
+        return self._joins(cell, orient, roots, owners)
 
     def legal_placements(self, kind: int) -> list[tuple[int, int]]:
         """Every legal (cell, rotation) for a tile of kind index ``kind``."""
         if self.num_laid == 0:
             return [(CENTRE_CELL, k) for k in range(4)]
         cells = self.candidate_cells()
-        # The merge ban can only bite where one player has two pawns on different lines.
-        if not any(slots[0] >= 0 and slots[1] >= 0 for slots in self.pawns):
+        # The merge ban can only bite next to two lines of one player.
+        pawns = self.pawns
+        if not any(slots[0] >= 0 and slots[1] >= 0 for slots in pawns):
             return [(cell, k) for cell in cells for k in range(4)]
         owners = self.owners()
+        if len(owners) == len(set(owners.values())):
+            return [(cell, k) for cell in cells for k in range(4)]
         tile = self.tile_set.kinds[kind]
-        kinds = self.cell_kind
+        find = self.lines.find
+        kinds, orients = self.cell_kind, self.cell_orient
         out = []
         for cell in cells:
-            if sum(1 for nc in NEIGHBOUR[cell] if nc >= 0 and kinds[nc] >= 0) < 2:
-                out.extend((cell, k) for k in range(4))
-                continue
-            roots = self._neighbour_roots(cell)
-            occupied = [owners[r] for r in set(roots) if r in owners]
-            if len(set(occupied)) == len(occupied):
+            roots = [-1, -1, -1, -1]
+            seen: list[int] = []
+            clash = False
+            for p, nc in enumerate(NEIGHBOUR[cell]):
+                if nc >= 0 and kinds[nc] >= 0:
+                    r = find(nc * 4 + orients[nc].port_group[p ^ 2])  # type: ignore[union-attr]
+                    roots[p] = r
+                    owner = owners.get(r)
+                    if owner is not None and r not in roots[:p]:
+                        clash = clash or owner in seen
+                        seen.append(owner)
+            if not clash:
                 out.extend((cell, k) for k in range(4))
                 continue
             for k in range(4):

@@ -34,9 +34,9 @@ once when a drawn tile cannot be laid in any position and rotation (not only the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -73,8 +73,7 @@ class PawnSource(IntEnum):
         return ("supply", "placed pawn 1", "placed pawn 2")[self]
 
 
-@dataclass(frozen=True)
-class Occupation:
+class Occupation(NamedTuple):
     """Put a pawn from ``source`` on the line of the tile just laid that holds ``port``."""
 
     port: Port

@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 
 from ..errors import NotationError
-from .board import CENTRE, IN_SUPPLY, PAWNS_PER_PLAYER, WINDOW, Board
+from .board import IN_SUPPLY, PAWNS_PER_PLAYER, Board
+from .grid import CENTRE, WINDOW
 from .tiles import Port
 from .tileset import SQUARE, TileSet, load_tile_set
 

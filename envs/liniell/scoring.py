@@ -30,10 +30,10 @@ scored routes; **[decision]** still tied, the tied players share the win.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from .grid import NEIGHBOUR
 from .tiles import Diamond
 
 if TYPE_CHECKING:
@@ -48,8 +48,7 @@ class RouteKind(Enum):
     NO_DIAMOND = "edge to edge"
 
 
-@dataclass(frozen=True)
-class RouteScore:
+class RouteScore(NamedTuple):
     """The scored route of one line (``path`` is empty when the line has no such route)."""
 
     kind: RouteKind
@@ -77,8 +76,7 @@ class RouteScore:
         return f"{self.kind.value}: " + " + ".join(parts) + f" = {self.points}"
 
 
-@dataclass(frozen=True)
-class PlayerScore:
+class PlayerScore(NamedTuple):
     """A player's scored routes, one per occupied line."""
 
     routes: tuple[RouteScore, ...]
@@ -105,118 +103,164 @@ def winners(scores: list[PlayerScore]) -> list[int]:
     return [i for i, s in enumerate(scores) if (s.points, s.blue) == best]
 
 
-def _line_graph(board: Board, root: int) -> tuple[list[int], list[list[int]], list[int], list[int]]:
-    """The pieces of a line: their cells, neighbour lists, open-port counts and diamonds.
+def score_line(board: Board, root: int) -> RouteScore:
+    """The scored route of the line of ``board`` whose root piece is ``root``.
 
-    Diamond codes: 0 none, 1 empty, 2 blue.
+    A depth-first search over the line's pieces enumerates the routes of the line's kind
+    (each pair of ends once) and keeps the longest, then the one worth most; it stops early
+    once a route reaches the line's tile count and the kind's best possible bonus.
     """
-    from .board import NEIGHBOUR
-
     members = board.lines.members(root)
-    index = {piece: i for i, piece in enumerate(members)}
     kinds, orients = board.cell_kind, board.cell_orient
-    cells, adj, opens, diamonds = [], [], [], []
-    for piece in members:
+    if len(members) == 1:
+        piece = members[0]
         cell = piece >> 2
         group = orients[cell].groups[piece & 3]  # type: ignore[union-attr]
-        nbrs = []
         n_open = 0
         for p in group.ports:
             nc = NEIGHBOUR[cell][p]
             if nc < 0 or kinds[nc] < 0:
                 n_open += 1
+        if group.diamond is not None:
+            if n_open:
+                return RouteScore(
+                    RouteKind.ONE_DIAMOND, 1, False, int(group.diamond is Diamond.BLUE), (piece,)
+                )
+            return RouteScore(RouteKind.ONE_DIAMOND)
+        if n_open >= 2:
+            return RouteScore(RouteKind.NO_DIAMOND, 1, False, 0, (piece,))
+        return RouteScore(RouteKind.NO_DIAMOND)
+
+    index = {piece: i for i, piece in enumerate(members)}
+    n = len(members)
+    cells = [piece >> 2 for piece in members]
+    adj: list[list[int]] = []
+    opens = [0] * n
+    codes = [0] * n
+    for i, piece in enumerate(members):
+        cell = cells[i]
+        orient = orients[cell]
+        g = piece & 3
+        nb = NEIGHBOUR[cell]
+        nbrs = []
+        for p in orient.group_ports[g]:  # type: ignore[union-attr]
+            nc = nb[p]
+            if nc < 0 or kinds[nc] < 0:
+                opens[i] += 1
             else:
-                nbrs.append(index[nc * 4 + orients[nc].port_group[(p + 2) & 3]])  # type: ignore[union-attr]
-        cells.append(cell)
+                nbrs.append(index[nc * 4 + orients[nc].port_group[p ^ 2]])  # type: ignore[union-attr]
         adj.append(nbrs)
-        opens.append(n_open)
-        d = group.diamond
-        diamonds.append(0 if d is None else (2 if d is Diamond.BLUE else 1))
-    return cells, adj, opens, diamonds
-
-
-def score_line(board: Board, root: int) -> RouteScore:
-    """The scored route of the line of ``board`` whose root piece is ``root``."""
-    members = board.lines.members(root)
-    cells, adj, opens, diamonds = _line_graph(board, root)
-    n = len(cells)
-    stubs = [i for i in range(n) if diamonds[i]]
+        codes[i] = orient.diamond_codes[g]  # type: ignore[union-attr]
+    stubs = [i for i in range(n) if codes[i]]
     max_tiles = len(set(cells))
+    visited = [False] * n
+    count = dict.fromkeys(cells, 0)
+    path: list[int] = []
+    best = [-1, -1]
+    best_path: list[int] = []
+
     if len(stubs) >= 2:
         kind = RouteKind.TWO_DIAMONDS
-        starts = stubs
-        blue_stubs = sum(1 for i in stubs if diamonds[i] == 2)
+        blue_stubs = sum(1 for i in stubs if codes[i] == 2)
         ceiling = max_tiles + 1 + min(2, blue_stubs)
-    elif len(stubs) == 1:
-        kind = RouteKind.ONE_DIAMOND
-        starts = stubs
-        ceiling = max_tiles + (diamonds[stubs[0]] == 2)
-    else:
-        kind = RouteKind.NO_DIAMOND
-        starts = [i for i in range(n) if opens[i]]
-        ceiling = max_tiles
-    best = [-1, -1, ()]  # tiles, points, path
-    visited = [False] * n
-    cell_count: dict[int, int] = {}
-    path: list[int] = []
+        rank = [-1] * n
+        for k, i in enumerate(stubs):
+            rank[i] = k
 
-    def consider(start: int, end: int, tiles: int) -> None:
-        if kind is RouteKind.TWO_DIAMONDS:
-            if end == start or not diamonds[end]:
-                return
-            pts = tiles + 1 + (diamonds[start] == 2) + (diamonds[end] == 2)
-        elif kind is RouteKind.ONE_DIAMOND:
-            if not opens[end]:
-                return
-            pts = tiles + (diamonds[start] == 2)
-        else:
-            if not opens[end] or (end == start and opens[end] < 2):
-                return
-            pts = tiles
-        if tiles > best[0] or (tiles == best[0] and pts > best[1]):
-            best[0], best[1], best[2] = tiles, pts, tuple(path)
+        def dfs2(u: int, tiles: int, start: int) -> bool:
+            for v in adj[u]:
+                if visited[v]:
+                    continue
+                c = cells[v]
+                k = count[c]
+                t = tiles + (k == 0)
+                if codes[v]:
+                    if rank[v] > rank[start]:
+                        pts = t + 1 + (codes[start] == 2) + (codes[v] == 2)
+                        if t > best[0] or (t == best[0] and pts > best[1]):
+                            best[0], best[1] = t, pts
+                            best_path[:] = [*path, v]
+                            if t >= max_tiles and pts >= ceiling:
+                                return True
+                    continue  # a stub is a dead end
+                visited[v] = True
+                count[c] = k + 1
+                path.append(v)
+                done = dfs2(v, t, start)
+                path.pop()
+                count[c] = k
+                visited[v] = False
+                if done:
+                    return True
+            return False
 
-    def dfs(start: int, u: int, tiles: int) -> bool:
-        consider(start, u, tiles)
-        if best[1] >= ceiling and best[0] >= max_tiles:
-            return True
-        for v in adj[u]:
-            if visited[v]:
-                continue
-            c = cells[v]
-            k = cell_count.get(c, 0)
-            visited[v] = True
-            cell_count[c] = k + 1
-            path.append(v)
-            done = dfs(start, v, tiles + (k == 0))
+        for s in stubs:
+            visited[s] = True
+            count[cells[s]] = 1
+            path.append(s)
+            done = dfs2(s, 1, s)
             path.pop()
-            cell_count[c] = k
-            visited[v] = False
+            count[cells[s]] = 0
+            visited[s] = False
             if done:
-                return True
-        return False
+                break
+    else:
+        if stubs:
+            kind = RouteKind.ONE_DIAMOND
+            starts = stubs
+            bonus = int(codes[stubs[0]] == 2)
+            ceiling = max_tiles + bonus
+        else:
+            kind = RouteKind.NO_DIAMOND
+            starts = [i for i in range(n) if opens[i]]
+            bonus = 0
+            ceiling = max_tiles
 
-    for s in starts:
-        visited[s] = True
-        cell_count[cells[s]] = 1
-        path.append(s)
-        done = dfs(s, s, 1)
-        path.pop()
-        cell_count[cells[s]] = 0
-        visited[s] = False
-        if done:
-            break
+        def dfs1(u: int, tiles: int, start: int) -> bool:
+            # an edge end at u (for edge-to-edge routes each pair of ends once: u > start)
+            if opens[u] and (bonus or u > start or (u == start and opens[u] >= 2) or codes[start]):
+                pts = tiles + bonus
+                if tiles > best[0] or (tiles == best[0] and pts > best[1]):
+                    best[0], best[1] = tiles, pts
+                    best_path[:] = path
+                    if tiles >= max_tiles and pts >= ceiling:
+                        return True
+            for v in adj[u]:
+                if visited[v]:
+                    continue
+                c = cells[v]
+                k = count[c]
+                visited[v] = True
+                count[c] = k + 1
+                path.append(v)
+                done = dfs1(v, tiles + (k == 0), start)
+                path.pop()
+                count[c] = k
+                visited[v] = False
+                if done:
+                    return True
+            return False
+
+        for s in starts:
+            visited[s] = True
+            count[cells[s]] = 1
+            path.append(s)
+            done = dfs1(s, 1, s)
+            path.pop()
+            count[cells[s]] = 0
+            visited[s] = False
+            if done:
+                break
     if best[0] < 0:
         return RouteScore(kind)
-    route = best[2]
-    first, last = route[0], route[-1]
-    blue = (diamonds[first] == 2) + (diamonds[last] == 2 and last != first)
+    first, last = best_path[0], best_path[-1]
+    blue = (codes[first] == 2) + (codes[last] == 2 and last != first)
     return RouteScore(
         kind,
         tiles=best[0],
         closed=kind is RouteKind.TWO_DIAMONDS,
         blue=blue,
-        path=tuple(members[i] for i in route),
+        path=tuple(members[i] for i in best_path),
     )
 
 

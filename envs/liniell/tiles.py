@@ -69,6 +69,9 @@ class Diamond(Enum):
     BLUE = "blue"
 
 
+_CODES = {None: 0, Diamond.EMPTY: 1, Diamond.BLUE: 2}
+
+
 @dataclass(frozen=True)
 class Group:
     """A set of ports joined by one line piece; a one-port group is a stub with a diamond."""
@@ -100,6 +103,10 @@ class Orientation:
     rotation: int
     groups: tuple[Group, ...]
     port_group: tuple[int, int, int, int]
+    group_ports: tuple[tuple[int, ...], ...] = ()
+    """Each group's ports as plain ints (a fast copy of ``groups[g].ports``)."""
+    diamond_codes: tuple[int, ...] = ()
+    """Each group's diamond: 0 none, 1 empty, 2 blue."""
 
     def __deepcopy__(self, memo: dict) -> Orientation:
         return self  # immutable
@@ -128,7 +135,16 @@ class TileKind:
             for i, g in enumerate(groups):
                 for p in g.ports:
                     port_group[p] = i
-            orientations.append(Orientation(self, k, groups, tuple(port_group)))  # type: ignore[arg-type]
+            orientations.append(
+                Orientation(
+                    self,
+                    k,
+                    groups,
+                    tuple(port_group),  # type: ignore[arg-type]
+                    tuple(tuple(int(p) for p in g.ports) for g in groups),
+                    tuple(_CODES[g.diamond] for g in groups),
+                )
+            )
         object.__setattr__(self, "_orientations", tuple(orientations))
 
     def __deepcopy__(self, memo: dict) -> TileKind:

@@ -59,6 +59,7 @@ class Board:
     __slots__ = (
         "_ports",
         "_scores",
+        "adjacent",
         "cell_kind",
         "cell_orient",
         "cmax",
@@ -67,6 +68,7 @@ class Board:
         "lines",
         "num_laid",
         "num_players",
+        "open_ports",
         "pawns",
         "rmax",
         "rmin",
@@ -86,6 +88,10 @@ class Board:
         self.rmax = self.cmax = -1
         self._scores: dict[int, RouteScore] = {}
         self._ports: dict[int, list[int]] = {}
+        #: adjacent[piece]: the pieces it touches across its ports (kept up to date).
+        self.adjacent: list[tuple[int, ...]] = [()] * (NUM_CELLS * 4)
+        #: open_ports[piece]: how many of its ports face no tile (edges of the laid area).
+        self.open_ports: list[int] = [0] * (NUM_CELLS * 4)
         #: Empty cells next to a laid tile.
         self.frontier: set[int] = set()
 
@@ -316,13 +322,21 @@ class Board:
         lines = self.lines
         scores, ports = self._scores, self._ports
         base = cell * 4
-        for g in range(len(orient.groups)):
+        adjacent, open_ports = self.adjacent, self.open_ports
+        for g, ports_of_g in enumerate(orient.group_ports):
             lines.add(base + g)
+            adjacent[base + g] = ()
+            open_ports[base + g] = len(ports_of_g)
         kinds, orients = self.cell_kind, self.cell_orient
         pg = orient.port_group
         for p, nc in enumerate(NEIGHBOUR[cell]):
             if nc >= 0 and kinds[nc] >= 0:
                 other = nc * 4 + orients[nc].port_group[(p + 2) & 3]  # type: ignore[union-attr]
+                mine = base + pg[p]
+                adjacent[mine] += (other,)
+                adjacent[other] += (mine,)
+                open_ports[mine] -= 1
+                open_ports[other] -= 1
                 root = lines.find(other)
                 scores.pop(root, None)
                 ports.pop(root, None)
@@ -398,6 +412,8 @@ class Board:
         new._scores = dict(self._scores)
         new._ports = dict(self._ports)
         new.frontier = set(self.frontier)
+        new.adjacent = self.adjacent[:]
+        new.open_ports = self.open_ports[:]
         return new
 
     def __getstate__(self) -> dict:

@@ -33,9 +33,6 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
-from .grid import NEIGHBOUR
-from .tiles import Diamond
-
 if TYPE_CHECKING:
     from .board import Board
 
@@ -111,67 +108,40 @@ def score_line(board: Board, root: int) -> RouteScore:
     once a route reaches the line's tile count and the kind's best possible bonus.
     """
     members = board.lines.members(root)
-    kinds, orients = board.cell_kind, board.cell_orient
+    orients = board.cell_orient
+    adjacent, open_ports = board.adjacent, board.open_ports
     if len(members) == 1:
         piece = members[0]
-        cell = piece >> 2
-        group = orients[cell].groups[piece & 3]  # type: ignore[union-attr]
-        n_open = 0
-        for p in group.ports:
-            nc = NEIGHBOUR[cell][p]
-            if nc < 0 or kinds[nc] < 0:
-                n_open += 1
-        if group.diamond is not None:
+        code = orients[piece >> 2].diamond_codes[piece & 3]  # type: ignore[union-attr]
+        n_open = open_ports[piece]
+        if code:
             if n_open:
-                return RouteScore(
-                    RouteKind.ONE_DIAMOND, 1, False, int(group.diamond is Diamond.BLUE), (piece,)
-                )
+                return RouteScore(RouteKind.ONE_DIAMOND, 1, False, int(code == 2), (piece,))
             return RouteScore(RouteKind.ONE_DIAMOND)
         if n_open >= 2:
             return RouteScore(RouteKind.NO_DIAMOND, 1, False, 0, (piece,))
         return RouteScore(RouteKind.NO_DIAMOND)
 
-    index = {piece: i for i, piece in enumerate(members)}
-    n = len(members)
-    cells = [piece >> 2 for piece in members]
-    adj: list[list[int]] = []
-    opens = [0] * n
-    codes = [0] * n
-    for i, piece in enumerate(members):
-        cell = cells[i]
-        orient = orients[cell]
-        g = piece & 3
-        nb = NEIGHBOUR[cell]
-        nbrs = []
-        for p in orient.group_ports[g]:  # type: ignore[union-attr]
-            nc = nb[p]
-            if nc < 0 or kinds[nc] < 0:
-                opens[i] += 1
-            else:
-                nbrs.append(index[nc * 4 + orients[nc].port_group[p ^ 2]])  # type: ignore[union-attr]
-        adj.append(nbrs)
-        codes[i] = orient.diamond_codes[g]  # type: ignore[union-attr]
-    stubs = [i for i in range(n) if codes[i]]
-    max_tiles = len(set(cells))
-    visited = [False] * n
-    count = dict.fromkeys(cells, 0)
+    codes = {piece: orients[piece >> 2].diamond_codes[piece & 3] for piece in members}  # type: ignore[union-attr]
+    stubs = [piece for piece in members if codes[piece]]
+    max_tiles = len({piece >> 2 for piece in members})
+    visited = dict.fromkeys(members, False)
+    count = {piece >> 2: 0 for piece in members}
     path: list[int] = []
     best = [-1, -1]
     best_path: list[int] = []
 
     if len(stubs) >= 2:
         kind = RouteKind.TWO_DIAMONDS
-        blue_stubs = sum(1 for i in stubs if codes[i] == 2)
+        blue_stubs = sum(1 for s in stubs if codes[s] == 2)
         ceiling = max_tiles + 1 + min(2, blue_stubs)
-        rank = [-1] * n
-        for k, i in enumerate(stubs):
-            rank[i] = k
+        rank = {s: k for k, s in enumerate(stubs)}
 
         def dfs2(u: int, tiles: int, start: int) -> bool:
-            for v in adj[u]:
+            for v in adjacent[u]:
                 if visited[v]:
                     continue
-                c = cells[v]
+                c = v >> 2
                 k = count[c]
                 t = tiles + (k == 0)
                 if codes[v]:
@@ -196,11 +166,11 @@ def score_line(board: Board, root: int) -> RouteScore:
 
         for s in stubs:
             visited[s] = True
-            count[cells[s]] = 1
+            count[s >> 2] = 1
             path.append(s)
             done = dfs2(s, 1, s)
             path.pop()
-            count[cells[s]] = 0
+            count[s >> 2] = 0
             visited[s] = False
             if done:
                 break
@@ -212,23 +182,24 @@ def score_line(board: Board, root: int) -> RouteScore:
             ceiling = max_tiles + bonus
         else:
             kind = RouteKind.NO_DIAMOND
-            starts = [i for i in range(n) if opens[i]]
+            starts = sorted(piece for piece in members if open_ports[piece])
             bonus = 0
             ceiling = max_tiles
 
         def dfs1(u: int, tiles: int, start: int) -> bool:
             # an edge end at u (for edge-to-edge routes each pair of ends once: u > start)
-            if opens[u] and (bonus or u > start or (u == start and opens[u] >= 2) or codes[start]):
+            n_open = open_ports[u]
+            if n_open and (codes[start] or u > start or (u == start and n_open >= 2)):
                 pts = tiles + bonus
                 if tiles > best[0] or (tiles == best[0] and pts > best[1]):
                     best[0], best[1] = tiles, pts
                     best_path[:] = path
                     if tiles >= max_tiles and pts >= ceiling:
                         return True
-            for v in adj[u]:
+            for v in adjacent[u]:
                 if visited[v]:
                     continue
-                c = cells[v]
+                c = v >> 2
                 k = count[c]
                 visited[v] = True
                 count[c] = k + 1
@@ -243,11 +214,11 @@ def score_line(board: Board, root: int) -> RouteScore:
 
         for s in starts:
             visited[s] = True
-            count[cells[s]] = 1
+            count[s >> 2] = 1
             path.append(s)
             done = dfs1(s, 1, s)
             path.pop()
-            count[cells[s]] = 0
+            count[s >> 2] = 0
             visited[s] = False
             if done:
                 break
@@ -260,7 +231,7 @@ def score_line(board: Board, root: int) -> RouteScore:
         tiles=best[0],
         closed=kind is RouteKind.TWO_DIAMONDS,
         blue=blue,
-        path=tuple(members[i] for i in best_path),
+        path=tuple(best_path),
     )
 
 

@@ -525,10 +525,260 @@ def train_ppo() -> list[Cell]:
     ]
 
 
+# --------------------------------------------------------------------------- 04
+def classroom() -> list[Cell]:
+    return [
+        md("""
+        # 4. Assignment: write a Liniell agent
+
+        **Your task.** Write an agent that plays Liniell (`liniell_v0`, two players) as well
+        as you can. It must
+
+        1. implement the suite's `Agent` protocol: a `name` and a method
+           `act(observation, view) -> int` that returns a legal action;
+        2. pass the legality test below (every action legal in every game, for 2 to 4
+           players, and the same choices again given the same seed);
+        3. be ranked in the arena against the scripted ladder (`random`, `greedy`,
+           `heuristic`): the goal is to beat `greedy`; beating `heuristic` is excellent.
+
+        Only edit the cell marked **YOUR AGENT**, then run the whole notebook (*Run All*).
+        The cell runs as it is, with a simple legal policy for you to improve. The rules
+        are in the environment's documentation: run `help(liniell_v0)` or read
+        `envs/liniell_v0.py` (and `shared/rules/liniell.md`).
+        """),
+        parameters("""
+        games = 20  # arena games per pairing (even: both agents play both seats equally)
+        legality_games = 12  # games of the legality test (2, 3 and 4 players in turn)
+        seed = 0
+        use_reference_solution = False  # for teachers: rank notebooks/solutions/ instead
+        """),
+        code("""
+        import importlib.util
+
+        import numpy as np
+        from IPython.display import Image, Markdown, display
+
+        from tabletop_rl.baselines.agents import Agent, agent_names
+        from tabletop_rl.baselines.arena import (
+            ArenaConfig,
+            final_scores,
+            format_table,
+            ratings_plot,
+            resolve_agent,
+            schedule,
+            summarize,
+        )
+        from tabletop_rl.baselines.simulator import select_action
+        from tabletop_rl.envs import IllegalActionError, liniell_v0, make
+        from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
+        from tabletop_rl.envs.liniell.tiles import Port
+
+        ENV = "liniell_v0"
+        """),
+        code(FIND_REPO),
+        md("""
+        ## What your agent gets
+
+        `act(observation, view)` is called whenever it is your agent's turn to act:
+
+        - `observation["action_mask"]`: 1 for every legal action (209 actions; see
+          `describe_action` below). Return one of them.
+        - `observation["observation"]`: the flat observation vector;
+          `liniell_v0.raw_env().layout.decode(...)` gives its named parts (`scores`,
+          `supply`, `stack`, the board planes, ...).
+        - `view`: a copy of the rules engine's game state (`tabletop_rl.envs.liniell.game.Game`),
+          with the face-down stack sorted so that it reveals nothing. You may play moves on
+          `view.copy()` to look ahead: `apply_action` below plays an environment action on
+          it, and `game.board.points()` gives every player's score as if the game ended now.
+
+        A turn is two steps: lay the drawn tile (`4 * cell + rotation`), then occupy a line of
+        that tile with a pawn from the supply or moved from another line, or skip
+        (`SKIP`). After joining lines of different players the second step is a compulsory
+        pawn move instead.
+        """),
+        code("""
+        OCCUPY, SKIP, NUM_SOURCES = liniell_v0.OCCUPY, liniell_v0.SKIP, liniell_v0.NUM_SOURCES
+
+
+        def apply_action(game, action):
+            \"\"\"Play environment action `action` on the engine state `game` (a Game).\"\"\"
+            if action < OCCUPY:
+                cell, rotation = divmod(action, 4)
+                game.lay(cell, rotation)
+            elif action == SKIP:
+                game.skip()
+            else:
+                port, source = divmod(action - OCCUPY, NUM_SOURCES)
+                game.occupy(Occupation(Port(port), PawnSource(source)))
+
+
+        demo = make(ENV, raw=True)
+        demo.reset(seed=seed)
+        mask = demo.observe(demo.agent_selection)["action_mask"]
+        game = demo.public_view(demo.agent_selection)
+        assert isinstance(game, Game) and game.phase is Phase.LAY  # a game starts with a lay
+        print("phase:", game.phase.value, "| player to act:", game.current)
+        for action in np.flatnonzero(mask)[:4]:
+            after = game.copy()
+            apply_action(after, int(action))
+            print(f"{action:4d} {demo.describe_action(action)} -> phase {after.phase.value}")
+        """),
+        md("""
+        ## YOUR AGENT
+
+        Improve `act`. Ideas: look one whole turn ahead (every placement, then every
+        occupation) and keep the turn that leaves you furthest ahead of the best opponent;
+        value lines that can still grow; keep a pawn in reserve early in the game. Keep the
+        agent reproducible: use only `self.rng` for randomness.
+        """),
+        code("""
+        class MyAgent:
+            \"\"\"YOUR AGENT: a Liniell player (edit act; keep the signature).\"\"\"
+
+            name = "my_agent"
+
+            def __init__(self, rng: np.random.Generator) -> None:
+                self.rng = rng
+
+            def act(self, observation, view=None) -> int:
+                legal = np.flatnonzero(observation["action_mask"])
+                # A simple legal start: whenever the mask allows it, put a pawn from the
+                # supply on a line of the tile just laid; otherwise play a random legal action.
+                from_supply = [
+                    a
+                    for a in legal
+                    if OCCUPY <= a < SKIP and (a - OCCUPY) % NUM_SOURCES == PawnSource.SUPPLY
+                ]
+                if from_supply:
+                    return int(self.rng.choice(from_supply))
+                return int(self.rng.choice(legal))
+
+
+        make_my_agent = MyAgent
+        """),
+        code("""
+        if use_reference_solution:
+            path = REPO / "notebooks" / "solutions" / "liniell_agent.py"
+            spec = importlib.util.spec_from_file_location("liniell_agent", path)
+            solution = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(solution)
+            make_my_agent = solution.LookaheadAgent
+            print("ranking the reference solution from", path)
+
+        my_name = make_my_agent(np.random.default_rng(0)).name
+        assert isinstance(make_my_agent(np.random.default_rng(0)), Agent), "not an Agent"
+        assert my_name not in agent_names(ENV), f"choose a name other than {agent_names(ENV)}"
+        print("agent:", my_name)
+        """),
+        md("""
+        ## Test: legal and reproducible
+
+        The agent plays `legality_games` games against `random` with 2, 3 and 4 players, in
+        every seat. Every action is checked against the mask (`select_action` raises
+        `IllegalActionError` naming the agent), and each game is played twice with the same
+        seeds: the agent must choose the same actions.
+        """),
+        code("""
+        def play_test_game(num_players, game_seed, my_seat):
+            \"\"\"One game against random opponents; the list of actions played.\"\"\"
+            env = make(ENV, raw=True, num_players=num_players)
+            env.reset(seed=game_seed)
+            agents = [
+                make_my_agent(np.random.default_rng([game_seed, s]))
+                if s == my_seat
+                else resolve_agent("random", ENV, np.random.default_rng([game_seed, s]))
+                for s in range(num_players)
+            ]
+            actions = []
+            while not any(env.terminations.values()):
+                seat = env.possible_agents.index(env.agent_selection)
+                action = select_action(agents[seat], env, env_name=ENV)
+                env.step(action)
+                actions.append(action)
+            return actions
+
+
+        decisions = 0
+        for g in range(legality_games):
+            num_players = 2 + g % 3
+            first = play_test_game(num_players, seed + g, g % num_players)
+            again = play_test_game(num_players, seed + g, g % num_players)
+            assert first == again, f"game {g}: same seeds, different actions"
+            decisions += len(first)
+        print(f"passed: {legality_games} games, {decisions} actions, all legal and reproducible")
+        """),
+        md("""
+        ## Rank it in the arena
+
+        Every pairing of your agent and the ladder plays `games` games with seats rotated and
+        seeds drawn by the arena's schedule (as `tabletop-rl arena` does). The table gives win
+        rates with Wilson 95% intervals and Bradley-Terry ratings on the Elo scale
+        (`random` = 0). An illegal action forfeits the game.
+        """),
+        code("""
+        def play_arena_game(task):
+            \"\"\"Play one scheduled game; a record as the arena writes it.\"\"\"
+            env = make(ENV, raw=True, num_players=len(task.seats))
+            env.reset(seed=task.seed)
+            agents = [
+                make_my_agent(np.random.default_rng(s))
+                if spec == my_name
+                else resolve_agent(spec, ENV, np.random.default_rng(s))
+                for spec, s in zip(task.seats, task.agent_seeds, strict=True)
+            ]
+            forfeit = None
+            while not (any(env.terminations.values()) or any(env.truncations.values())):
+                seat = env.possible_agents.index(env.agent_selection)
+                try:
+                    action = select_action(agents[seat], env, env_name=ENV)
+                except IllegalActionError as error:
+                    print(f"game {task.game_id}: forfeit: {error}")
+                    forfeit = seat
+                    break
+                env.step(action)
+            truncated = forfeit is None and any(env.truncations.values())
+            if forfeit is not None:
+                winners = [s for s in range(len(task.seats)) if s != forfeit]
+            elif truncated:
+                winners = []
+            else:
+                winners = [env.possible_agents.index(a) for a in env.winners()]
+            return {
+                "game_id": task.game_id,
+                "agents": list(task.seats),
+                "winners": winners,
+                "scores": final_scores(env),
+                "forfeit": forfeit,
+                "truncated": truncated,
+            }
+
+
+        ladder = agent_names(ENV)
+        config = ArenaConfig(env=ENV, agents=(*ladder, my_name), games=games, seed=seed)
+        records = [play_arena_game(task) for task in schedule(config)]
+        summary = summarize(config, records)
+        display(Markdown(format_table(summary)))
+        display(Image(data=ratings_plot(summary)))
+        """),
+        code("""
+        mine = {r["opponent"]: r for r in summary["head_to_head"] if r["agent"] == my_name}
+        for opponent in ladder:
+            r = mine[opponent]
+            verdict = "beats" if r["win_lo"] > 0.5 else "loses to" if r["win_hi"] < 0.5 else "?"
+            print(
+                f"{my_name} vs {opponent}: win rate {r['win_rate']:.2f} "
+                f"(95% CI {r['win_lo']:.2f}-{r['win_hi']:.2f}) -> {verdict}"
+            )
+        print("('?': not significant at this number of games; raise `games`.)")
+        """),
+    ]
+
+
 NOTEBOOKS: dict[str, Callable[[], list[Cell]]] = {
     "01_environments.ipynb": environments,
     "02_scripted_agents.ipynb": scripted_agents,
     "03_train_ppo.ipynb": train_ppo,
+    "04_classroom_assignment.ipynb": classroom,
 }
 
 

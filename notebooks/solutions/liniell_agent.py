@@ -1,0 +1,125 @@
+"""Reference solution of the classroom assignment (notebooks/04_classroom_assignment.ipynb).
+
+A Liniell agent that looks one whole turn ahead with the rules engine: it tries every legal
+way to finish its turn (each placement of the drawn tile with each occupation, the
+compulsory moves, or no occupation) on a copy of the public game state, and keeps the turn
+whose resulting position it values most. The value of a position for the player is
+
+- its provisional score minus the best opponent's (what the game would give if it ended now),
+- plus a bonus for every *open end* of its occupied lines, a port of the line facing an empty
+  cell: while tiles remain, such a line can still grow or reach a diamond,
+- plus a bonus for a pawn kept in supply, worth less as the stack empties (a spare pawn can
+  take a better line later or make a compulsory move without leaving another line).
+
+Ties are broken by the agent's seeded generator. Measured with the notebook's arena (Liniell,
+2 players, seats alternating, 200 games per pairing, seed 0): see the module's test in
+``tests/test_notebooks.py`` and the figures in the report; it beats ``random`` almost always
+and ``greedy`` (which maximises only the score difference) most of the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.envs.liniell.board import NEIGHBOUR
+from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
+from tabletop_rl.envs.liniell.tiles import Port
+from tabletop_rl.envs.liniell.tileset import NUM_TILES
+from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
+
+OPEN_END_BONUS = 0.8
+"""Value of one open end of an occupied line (at most MAX_OPEN_ENDS per line count)."""
+MAX_OPEN_ENDS = 3
+RESERVE_BONUS = 2.0
+"""Value of a pawn in supply at the start of the game, scaled by the share of tiles left."""
+
+
+def apply_action(game: Game, action: int) -> None:
+    """Play environment action ``action`` on ``game`` (the engine's view of the same move)."""
+    if action < OCCUPY:
+        cell, rotation = divmod(action, 4)
+        game.lay(cell, rotation)
+    elif action == SKIP:
+        game.skip()
+    else:
+        port, source = divmod(action - OCCUPY, NUM_SOURCES)
+        game.occupy(Occupation(Port(port), PawnSource(source)))
+
+
+def legal_actions(game: Game) -> list[int]:
+    """The environment actions legal in ``game`` (the same set as the action mask)."""
+    if game.phase is Phase.LAY:
+        return [4 * cell + rotation for cell, rotation in game.legal_placements()]
+    actions = [OCCUPY + NUM_SOURCES * port + source for port, source in game.occupation_pairs()]
+    if game.phase is Phase.OCCUPY:
+        actions.append(SKIP)
+    return actions
+
+
+def open_ends(game: Game, player: int) -> int:
+    """Open ends of ``player`` 's occupied lines, at most MAX_OPEN_ENDS counted per line."""
+    board = game.board
+    find = board.lines.find
+    total = 0
+    for piece in board.pawns[player]:
+        if piece < 0:
+            continue
+        ends = 0
+        for member in board.lines.members(find(piece)):
+            cell = member >> 2
+            for port in board.cell_orient[cell].groups[member & 3].ports:
+                neighbour = NEIGHBOUR[cell][port]
+                if neighbour >= 0 and board.cell_kind[neighbour] < 0:
+                    ends += 1
+        total += min(ends, MAX_OPEN_ENDS)
+    return total
+
+
+def position_value(game: Game, player: int, tiles_left: int) -> float:
+    """How good the position after ``player`` 's turn is for ``player`` (module docstring)."""
+    n = game.board.num_players
+    values = [float(p) for p in game.board.points()]
+    if tiles_left > 0 and not game.is_over:
+        share = tiles_left / NUM_TILES
+        for p in range(n):
+            values[p] += OPEN_END_BONUS * open_ends(game, p)
+            values[p] += RESERVE_BONUS * share * game.board.supply(p)
+    return values[player] - max(values[p] for p in range(n) if p != player)
+
+
+class LookaheadAgent:
+    """Tries every way to finish the turn and keeps the best position (module docstring)."""
+
+    name = "lookahead"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def _turn_value(self, game: Game, player: int, tiles_left: int) -> float:
+        """The best value reachable by finishing ``player`` 's turn from ``game``."""
+        if game.is_over or game.current != player or game.phase is Phase.LAY:
+            return position_value(game, player, tiles_left)
+        best = -np.inf
+        for action in legal_actions(game):
+            after = game.copy()
+            apply_action(after, action)
+            best = max(best, self._turn_value(after, player, tiles_left))
+        return best
+
+    def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
+        if not isinstance(view, Game):
+            raise ValueError("LookaheadAgent needs the public view (env.public_view(agent))")
+        legal = np.flatnonzero(observation["action_mask"])
+        player = view.current
+        tiles_left = len(view.stack)  # tiles still to draw after the one being laid
+        values = []
+        for action in legal:
+            after = view.copy()
+            apply_action(after, int(action))
+            values.append(self._turn_value(after, player, tiles_left))
+        values_arr = np.array(values)
+        best = np.flatnonzero(values_arr >= values_arr.max() - 1e-9)
+        return int(legal[self.rng.choice(best)])

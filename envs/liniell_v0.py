@@ -262,8 +262,12 @@ class raw_env(TabletopAECEnv):
         sl = {f.name: self.layout.slice(f.name) for f in self.layout}
         self._slices = sl
         n = self.num_players
-        self._perms = [
-            np.array([*((p + i) % n for i in range(n)), *range(n, MAX_PLAYERS)]) for p in range(n)
+        perms = [[*((p + i) % n for i in range(n)), *range(n, MAX_PLAYERS)] for p in range(n)]
+        # flat indices that put the observer's rows first, for np.take
+        planes_grid = np.arange(2 * MAX_PLAYERS * 4 * NUM_CELLS).reshape(2, MAX_PLAYERS, -1)
+        numbers_grid = np.arange(3 * MAX_PLAYERS).reshape(3, MAX_PLAYERS)
+        self._takes = [
+            (planes_grid[:, perm].reshape(-1), numbers_grid[:, perm].reshape(-1)) for perm in perms
         ]
         self._one_hot = [[int(i == k) for i in range(self._kinds)] for k in range(self._kinds)]
         self._feature_lists = [f[0].tolist() for f in self._features]
@@ -274,8 +278,6 @@ class raw_env(TabletopAECEnv):
         self._planes_slice = slice(sl["pawns"].start, sl["lines"].stop)
         self._head_slice = slice(sl["drawn"].start, sl["stack_size"].stop)
         self._numbers_slice = slice(sl["supply"].start, sl["blue"].stop)
-        self._version = 0
-        self._numbers_version = -1
         self._reset_buffers()
 
     def _reset_buffers(self) -> None:
@@ -289,6 +291,7 @@ class raw_env(TabletopAECEnv):
         self._planes_dirty = False
         # [supply | points | blue][absolute player]
         self._numbers = np.zeros((3, MAX_PLAYERS), dtype=np.float32)
+        self._numbers_dirty = True
         self._shown_last = -1
         self._shown_head: tuple[int, int] = (-2, -1)
 
@@ -368,7 +371,6 @@ class raw_env(TabletopAECEnv):
         game = Game.new(rng, self.num_players, self.tile_set)
         self.state = game
         self._points = [0] * self.num_players
-        self._version += 1
         self._reset_buffers()
         self._sync()
         return game
@@ -427,7 +429,6 @@ class raw_env(TabletopAECEnv):
 
     def _apply(self, action: int) -> StepResult:
         game = self.state
-        self._version += 1
         board = game.board
         if action < NUM_LAY:
             cell, rotation = divmod(action, 4)
@@ -441,13 +442,13 @@ class raw_env(TabletopAECEnv):
             if game.phase is Phase.MOVE or any(
                 find(p) in new_roots for slots in board.pawns for p in slots if p >= 0
             ):
-                self._planes_dirty = True
+                self._planes_dirty = self._numbers_dirty = True
         elif action == SKIP:
             game.skip()
         else:
             port, source = divmod(action - OCCUPY, NUM_SOURCES)
             game.occupy(Occupation(Port(port), PawnSource(source)), check=False)
-            self._planes_dirty = True
+            self._planes_dirty = self._numbers_dirty = True
         self._sync()
         points: dict[int, float] = {}
         if self.reward_mode == "score":
@@ -500,10 +501,11 @@ class raw_env(TabletopAECEnv):
             points.append(sum(r.points for r in routes))
             blue.append(sum(r.blue for r in routes))
         self._numbers[:, : self.num_players] = (supply, points, blue)
-        self._numbers_version = self._version
+        self._numbers_dirty = False
 
     def _player_points(self) -> list[int]:
-        if self._numbers_version != self._version:
+        # Scores change only when pawns move or an occupied line grows (then the flag is set).
+        if self._numbers_dirty:
             self._update_numbers()
         return [int(x) for x in self._numbers[1, : self.num_players]]
 
@@ -528,12 +530,12 @@ class raw_env(TabletopAECEnv):
     def _observation(self, player: int) -> np.ndarray:
         if self._planes_dirty:
             self._refresh_planes()
-        if self._numbers_version != self._version:
+        if self._numbers_dirty:
             self._update_numbers()
-        perm = self._perms[player]
         obs = self._base.copy()
-        obs[self._planes_slice] = self._planes[:, perm].reshape(-1)
-        obs[self._numbers_slice] = self._numbers[:, perm].reshape(-1)
+        take_planes, take_numbers = self._takes[player]
+        np.take(self._planes.reshape(-1), take_planes, out=obs[self._planes_slice])
+        np.take(self._numbers.reshape(-1), take_numbers, out=obs[self._numbers_slice])
         obs[self._slices["to_act"].start + (self.state.current - player) % self.num_players] = 1
         return obs
 

@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import IllegalMoveError
+from ..errors import ConfigError, IllegalMoveError
 from .board import IN_SUPPLY, WINDOW, Board, Join
 from .notation import to_text
 from .scoring import PlayerScore
@@ -89,9 +89,9 @@ class Game:
     def __init__(self, board: Board, stack: list[int], start_player: int) -> None:
         num_players = board.num_players
         if not 2 <= num_players <= 4:
-            raise IllegalMoveError(f"Liniell is played by 2 to 4 players, not {num_players}")
+            raise ConfigError(f"Liniell is played by 2 to 4 players, not {num_players}")
         if not 0 <= start_player < num_players:
-            raise IllegalMoveError(f"player {start_player} is not one of 0 to {num_players - 1}")
+            raise ConfigError(f"player {start_player} is not one of 0 to {num_players - 1}")
         self.board = board
         self.num_players = num_players
         self.stack = list(stack)  # the top of the stack is the end of the list

@@ -764,12 +764,16 @@ def classroom() -> list[Cell]:
         mine = {r["opponent"]: r for r in summary["head_to_head"] if r["agent"] == my_name}
         for opponent in ladder:
             r = mine[opponent]
-            verdict = "beats" if r["win_lo"] > 0.5 else "loses to" if r["win_hi"] < 0.5 else "?"
+            if r["win_lo"] > 0.5:
+                verdict = "beats it"
+            elif r["win_hi"] < 0.5:
+                verdict = "loses to it"
+            else:
+                verdict = "not significant at this number of games (raise `games`)"
             print(
                 f"{my_name} vs {opponent}: win rate {r['win_rate']:.2f} "
-                f"(95% CI {r['win_lo']:.2f}-{r['win_hi']:.2f}) -> {verdict}"
+                f"(95% CI {r['win_lo']:.2f}-{r['win_hi']:.2f}): {verdict}"
             )
-        print("('?': not significant at this number of games; raise `games`.)")
         """),
     ]
 

@@ -11,10 +11,15 @@ whose resulting position it values most. The value of a position for the player 
 - plus a bonus for a pawn kept in supply, worth less as the stack empties (a spare pawn can
   take a better line later or make a compulsory move without leaving another line).
 
-Ties are broken by the agent's seeded generator. Measured with the notebook's arena (Liniell,
-2 players, seats alternating, 200 games per pairing, seed 0): see the module's test in
-``tests/test_notebooks.py`` and the figures in the report; it beats ``random`` almost always
-and ``greedy`` (which maximises only the score difference) most of the time.
+Ties are broken by the agent's seeded generator.
+
+Measured with the notebook's own arena (``papermill notebooks/04_classroom_assignment.ipynb
+out.ipynb -p use_reference_solution True -p games 100``: Liniell, 2 players, 100 games per
+pairing, seats alternating, seed 0), win rate with Wilson 95% interval:
+
+- against ``random``: 0.96 (0.90-0.98)
+- against ``greedy``: 0.69 (0.59-0.77) (greedy values only the score difference)
+- against ``heuristic``: 0.29 (0.21-0.39) (heuristic also weighs merge risks)
 """
 
 from __future__ import annotations

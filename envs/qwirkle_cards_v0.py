@@ -1,0 +1,500 @@
+# The documentation tables below are generated and must stay verbatim, so long lines are allowed.
+# ruff: noqa: E501
+"""# Qwirkle Cards
+
+| | |
+|---|---|
+| Import | `from tabletop_rl.envs import qwirkle_cards_v0` |
+| Actions | Discrete |
+| Parallel API | No |
+| Manual Control | Yes (`tabletop-rl play`) |
+| Agents | `agents= ['player_0', 'player_1']` |
+| Players | 2 to 4 (default 2) |
+| Action Shape | Discrete(50) |
+| Action Values | Discrete(50) |
+| Observation Shape | `observation`: (225,), `action_mask`: (50,) |
+| Observation Values | [0, 90] |
+| Max Game Length | 5018 agent steps |
+| Perfect Information | No |
+
+Qwirkle Cards is the card game of Qwirkle (Schmidt Spiele; sold in English as "Qwirkle
+Rummy"): 108 cards, the 36 kinds of Qwirkle (6 colours x 6 symbols) three times each. Players
+lay cards in *rows* of 3 to 6 different cards that share a colour or a symbol and may take
+apart and regroup every row on the table during their turn, as in Rummikub. A row of 6 is a
+*Qwirkle*; the player who forms it keeps it, and the most Qwirkles win. Rules:
+`shared/rules/qwirkle_cards.md` (the rules engine is `tabletop_rl.envs.qwirkle_cards`; every
+**[decision]** of the reference is implemented and documented there).
+
+Because the table may be rearranged freely, only the *multiset* of cards on it matters for
+play: the rules engine keeps the table as card counts and decides with an exact validity
+solver whether a multiset splits into rows (`tabletop_rl.envs.qwirkle_cards.is_valid_table`).
+One concrete arrangement into rows is computed for display only.
+
+```python
+from tabletop_rl.envs import qwirkle_cards_v0
+
+env = qwirkle_cards_v0.env(num_players=2, render_mode="ansi")
+env.reset(seed=42)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    if termination or truncation:
+        action = None
+    else:
+        action = int(observation["action_mask"].nonzero()[0][0])
+    env.step(action)
+```
+
+## Arguments
+
+`qwirkle_cards_v0.env(num_players=2, render_mode=None, reward="win", end_rule="finish_round", max_turns=500)`
+
+- `num_players`: 2 to 4. Agents are `player_0` ... `player_{n-1}`; the deal, the start tie-break
+  and the shuffles of forced redraws are drawn from the seed given to `reset`.
+- `reward`: `"win"` or `"score"` (see Rewards).
+- `end_rule`: `"finish_round"` (German edition, default) or `"final_turn_each"` (English
+  edition; see Termination).
+- `max_turns`: turn limit after which the game is truncated (default 500).
+
+## Turn structure and actions
+
+A turn is a sequence of sub-actions by the same agent. Cards are identified by kind,
+`kind = 6 * colour + symbol` (colours R O Y G B P, symbols circle, cross, diamond, square,
+star, clover — the notation `Rs`, `Bo`, ... of the rules engine):
+
+| action | meaning |
+|---|---|
+| `0` ... `35` | play one card of kind `a` from the hand |
+| `36` ... `41` | take a Qwirkle of colour `a - 36` (R O Y G B P) |
+| `42` ... `47` | take a Qwirkle of symbol `a - 42` (o x d s t c) |
+| `48` | end the turn (lay the selection, keep the Qwirkles, draw back up to 9) |
+| `49` | cannot play: the forced redraw (hand shuffled into the pile, 9 new cards), or a pass when the pile is empty |
+
+First the cards are played, one sub-action each; then the Qwirkles are taken; then the turn
+ends. Once a Qwirkle is taken no further card can be played. Several Qwirkles of the same
+line can be taken when the table and the played cards hold the cards for them (the rules let
+several rows of a line lie on the table, and every 6-card row is taken).
+
+The action mask is exact: a sub-action is legal if and only if the turn can still be
+completed to a legal turn of the rules (table + played - taken splits into valid rows, at
+least one card played). So every sequence of legal sub-actions ends in a legal turn (no
+dead ends, no undo), and every legal turn can be reached. Ending the turn is legal exactly
+when the selection so far is a legal turn. Action 49 is the only legal action exactly when
+the player cannot play any card. A turn takes at most `hand size + Qwirkles taken + 1`
+sub-actions (at most hand size + 13 unless more than 12 Qwirkles are taken in one turn,
+which needs at least 78 cards on the table).
+
+**The first turn** is the start row: the starting player (the largest set of cards sharing
+a colour or symbol, identical cards counted once; ties drawn at random; a redeal when nobody
+has 3) plays exactly one of their largest sets through the same play actions (only cards
+that keep the selection inside one largest set are legal); a 6-card start row is a Qwirkle,
+which the player must take (action 36-47) before ending the turn.
+
+## Observation
+
+`observation` is one flat float32 vector; `env.unwrapped.layout.decode(obs)` returns named
+views of its fields. Card fields are counts per kind (index `6 * colour + symbol`), line
+fields are per line (colours R O Y G B P, then symbols o x d s t c). Players are listed
+relative to the observer: the observer first, then the following seats in turn order,
+padded with zeros to 4.
+
+| field | shape | offset | values | meaning |
+|---|---|---|---|---|
+| `hand` | (36,) | 0 | [0, 3] | own cards per kind (played ones excluded) |
+| `table` | (36,) | 36 | [0, 3] | cards on the table per kind |
+| `played` | (36,) | 72 | [0, 3] | cards played so far this turn per kind |
+| `taken` | (12,) | 108 | [0, 3] | Qwirkles taken so far this turn per line |
+| `qwirkles` | (4, 12) | 120 | [0, 3] | Qwirkles kept per player (observer first) and line; 0-padded |
+| `hand_sizes` | (4,) | 168 | [0, 9] | cards in each hand, observer first; 0-padded |
+| `pile_size` | (1,) | 172 | [0, 90] | cards in the draw pile |
+| `unseen` | (36,) | 173 | [0, 3] | copies of each kind the observer cannot see (other hands and pile) |
+| `to_act` | (4,) | 209 | [0, 1] | seat to act, one-hot, observer first |
+| `seated` | (4,) | 213 | [0, 1] | 1 for each seat in play, observer first |
+| `starter` | (4,) | 217 | [0, 1] | the starting player, one-hot, observer first |
+| `first_turn` | (1,) | 221 | [0, 1] | 1 during the start row turn |
+| `end_triggered` | (1,) | 222 | [0, 1] | 1 once the pile ran out after a draw |
+| `turns_left` | (1,) | 223 | [0, 4] | turns still to play once the end is triggered, this one included |
+| `turn_progress` | (1,) | 224 | [0, 1] | turns played divided by max_turns |
+
+- `hand`: the observer's own cards (those already played this turn excluded).
+- `table`: the table as it was at the start of the current turn (a valid multiset).
+- `played`, `taken`: the selection of the turn under way (the acting player's; everyone
+  sees it).
+- `qwirkles`: the Qwirkles every player has kept, by line.
+- `hand_sizes`, `pile_size`: card counts (the pile's order is hidden).
+- `unseen`: for each kind, the copies the observer cannot see: 3 minus those in their hand,
+  on the table, played this turn and in anybody's Qwirkles. These lie in the other hands or
+  the pile. Nothing else about hidden cards is in the observation.
+- `to_act`, `seated`, `starter`: whose turn it is, which seats play, who started.
+- `first_turn`: 1 during the start row turn.
+- `end_triggered`, `turns_left`: whether the pile ran out, and how many turns remain then
+  (the current one included).
+- `turn_progress`: turns played so far divided by `max_turns`.
+
+## Rewards
+
+- `reward="win"` (default): at the end +1 to every player with the most Qwirkles and -1 to
+  every other player; 0 to everyone if all players tie. Equal most Qwirkles share the win
+  (each gets +1 if not everyone is tied). A truncated game gives 0 to everyone.
+- `reward="score"`: +1 for every Qwirkle taken, at the step that takes it.
+
+## Termination
+
+- Once the pile is empty after a draw, `end_rule="finish_round"` finishes the round: the game
+  ends after the turn of the player seated just before the starting player.
+  `end_rule="final_turn_each"` gives every player, the one who drew the last card included,
+  exactly one more turn.
+- With an empty pile, as many consecutive passes as there are players end the game.
+- Truncation: after `max_turns` turns. The `Max Game Length` above is a true bound on agent
+  steps: every turn has at most 9 plays and one end (a redraw or pass is one step), and the
+  whole game at most 18 Qwirkles (108 cards / 6): `10 * max_turns + 18`.
+
+## Rendering
+
+- `"ansi"`: the table arranged in rows (symbol rows, then colour rows), the selection of the
+  turn under way, the viewer's hand (the agent to act), every player's Qwirkles, the pile.
+- `"rgb_array"`: a picture of the same: cards drawn as rounded cards with coloured symbols
+  (circle, cross, diamond, square, 8-point star, clover), the hand below the table and the
+  Qwirkle counts.
+- `"human"`: prints the ansi picture after every step.
+
+## Other methods
+
+- `public_view(agent)`: what `agent` may see (`QwirkleCardsView`: own hand, table, the
+  turn's selection, Qwirkles, hand sizes, pile size, unseen counts), for scripted agents;
+  `view.legal_turns()` lists the legal turns of the player to act from that view.
+- `resample_hidden(agent, rng)`: reshuffles the other hands and the pile (and the future
+  shuffles) consistently with what `agent` sees.
+- `dump()`: the whole position in the rules engine's text notation (for bug reports).
+
+## Version history
+
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .core.aec import StepResult, TabletopAECEnv, wrap
+from .core.game_info import GameInfo
+from .core.observation import Field, ObservationLayout
+from .qwirkle_cards.cards import (
+    COPIES,
+    LINE_KINDS,
+    NUM_KINDS,
+    NUM_LINES,
+    TOTAL_CARDS,
+    card_name,
+    line_name,
+)
+from .qwirkle_cards.game import (
+    DEFAULT_MAX_TURNS,
+    HAND_SIZE,
+    QwirkleCardsGame,
+    Status,
+)
+from .qwirkle_cards.turns import Turn, legal_turns
+
+MAX_PLAYERS = 4
+TAKE = NUM_KINDS
+"""First take action: ``TAKE + line``."""
+END_TURN = TAKE + NUM_LINES
+CANNOT_PLAY = END_TURN + 1
+NUM_ACTIONS = CANNOT_PLAY + 1
+MAX_QWIRKLES = TOTAL_CARDS // 6
+"""Qwirkles in a whole game, at most (each removes 6 of the 108 cards)."""
+MAX_PILE = TOTAL_CARDS - 2 * HAND_SIZE
+
+
+def _info(max_turns: int) -> GameInfo:
+    return GameInfo(
+        name="qwirkle_cards_v0",
+        min_players=2,
+        max_players=MAX_PLAYERS,
+        default_players=2,
+        num_actions=NUM_ACTIONS,
+        max_game_length=(HAND_SIZE + 1) * max_turns + MAX_QWIRKLES,
+        perfect_information=False,
+        chance=True,
+    )
+
+
+@dataclass(frozen=True)
+class QwirkleCardsView:
+    """What one player may see of a position (no other hand, no pile order).
+
+    Card multisets are 36 counts; ``qwirkles`` and ``hand_sizes`` are indexed by seat.
+    """
+
+    player: int
+    to_move: int
+    first_turn: bool
+    hand: tuple[int, ...]
+    """The player's cards, those played this turn excluded."""
+    table: tuple[int, ...]
+    """The table at the start of the current turn."""
+    played: tuple[int, ...]
+    taken: tuple[int, ...]
+    qwirkles: tuple[tuple[int, ...], ...]
+    hand_sizes: tuple[int, ...]
+    pile_size: int
+    unseen: tuple[int, ...]
+    turns_left: int | None
+
+    def legal_turns(self) -> list[Turn]:
+        """The legal turns of the player to act, from the start of their turn (the viewer
+        must be that player)."""
+        if self.player != self.to_move:
+            raise ValueError("only the player to act knows their hand's legal turns")
+        start_hand = tuple(h + p for h, p in zip(self.hand, self.played, strict=True))
+        return legal_turns(self.table, start_hand, first_turn=self.first_turn)
+
+
+class raw_env(TabletopAECEnv):
+    """Qwirkle Cards for 2 to 4 players (see the module docstring)."""
+
+    info = _info(DEFAULT_MAX_TURNS)
+    metadata = {**TabletopAECEnv.metadata, "name": "qwirkle_cards_v0"}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        reward: str = "win",
+        end_rule: str = "finish_round",
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ) -> None:
+        from .errors import ConfigError
+        from .qwirkle_cards.game import END_RULES
+
+        if end_rule not in END_RULES:
+            raise ConfigError(
+                f"end_rule={end_rule!r} is unknown; allowed: " + ", ".join(map(repr, END_RULES))
+            )
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ConfigError(f"max_turns must be a positive int, got {max_turns!r}")
+        self.end_rule = end_rule
+        self.max_turns = max_turns
+        if max_turns != DEFAULT_MAX_TURNS:
+            self.info = _info(max_turns)
+        super().__init__(num_players=num_players, render_mode=render_mode, reward=reward)
+        n = self.num_players
+        self._orders = [[(p + i) % n for i in range(n)] for p in range(n)]
+        self._seated = [1.0] * n + [0.0] * (MAX_PLAYERS - n)
+        self.state: QwirkleCardsGame
+
+    # ------------------------------------------------------------- layout
+    def _build_layout(self) -> ObservationLayout:
+        c = float(COPIES)
+        return ObservationLayout(
+            (
+                Field("hand", (NUM_KINDS,), "own cards per kind (played ones excluded)", high=c),
+                Field("table", (NUM_KINDS,), "cards on the table per kind", high=c),
+                Field("played", (NUM_KINDS,), "cards played so far this turn per kind", high=c),
+                Field("taken", (NUM_LINES,), "Qwirkles taken so far this turn per line", high=c),
+                Field(
+                    "qwirkles",
+                    (MAX_PLAYERS, NUM_LINES),
+                    "Qwirkles kept per player (observer first) and line; 0-padded",
+                    high=c,
+                ),
+                Field(
+                    "hand_sizes",
+                    (MAX_PLAYERS,),
+                    "cards in each hand, observer first; 0-padded",
+                    high=float(HAND_SIZE),
+                ),
+                Field("pile_size", (1,), "cards in the draw pile", high=float(MAX_PILE)),
+                Field(
+                    "unseen",
+                    (NUM_KINDS,),
+                    "copies of each kind the observer cannot see (other hands and pile)",
+                    high=c,
+                ),
+                Field("to_act", (MAX_PLAYERS,), "seat to act, one-hot, observer first"),
+                Field("seated", (MAX_PLAYERS,), "1 for each seat in play, observer first"),
+                Field("starter", (MAX_PLAYERS,), "the starting player, one-hot, observer first"),
+                Field("first_turn", (1,), "1 during the start row turn"),
+                Field("end_triggered", (1,), "1 once the pile ran out after a draw"),
+                Field(
+                    "turns_left",
+                    (1,),
+                    "turns still to play once the end is triggered, this one included",
+                    high=float(MAX_PLAYERS),
+                ),
+                Field("turn_progress", (1,), "turns played divided by max_turns"),
+            )
+        )
+
+    # -------------------------------------------------------------- state
+    def _new_state(self, rng: np.random.Generator) -> QwirkleCardsGame:
+        game_rng = np.random.default_rng(rng.integers(2**63))
+        return QwirkleCardsGame(self.num_players, game_rng, self.end_rule, self.max_turns)
+
+    def _current_player(self) -> int:
+        return self.state.to_move
+
+    # ------------------------------------------------------------ actions
+    def describe_action(self, action: int) -> str:
+        action = int(action)
+        if 0 <= action < TAKE:
+            return f"play {card_name(action)}"
+        if action < END_TURN:
+            line = action - TAKE
+            kind = "colour" if line < 6 else "symbol"
+            return f"take a Qwirkle of {kind} {line_name(line)}"
+        if action == END_TURN:
+            return "end the turn"
+        if action == CANNOT_PLAY:
+            return "cannot play: redraw (pass when the pile is empty)"
+        return f"action {action}"
+
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        game = self.state
+        if game.over:
+            return mask
+        plays, takes, end = game.builder().legal()
+        if plays:
+            mask[plays] = 1
+        if takes:
+            mask[[TAKE + L for L in takes]] = 1
+        if end:
+            mask[END_TURN] = 1
+        if not plays and not takes and not end:
+            mask[CANNOT_PLAY] = 1
+        return mask
+
+    def _explain_illegal(self, action: int) -> str:
+        game = self.state
+        s = game.state
+        if action < TAKE:
+            if game.must_redraw():
+                return "no card can be played: the only legal action is the redraw (49)"
+            return game._why_not_play(action)
+        if action < END_TURN:
+            return game._why_not_take(action - TAKE)
+        if action == END_TURN:
+            if not any(s.played):
+                return "play at least one card before ending the turn"
+            return (
+                "the selection is not a legal turn yet (the table would not split into "
+                "valid rows, or the start row is incomplete or its Qwirkle not taken)"
+            )
+        return "the player can play a card; redraw/pass is only for a player who cannot"
+
+    def _apply(self, action: int) -> StepResult:
+        game = self.state
+        player = game.to_move
+        if action < TAKE:
+            game.play_card(action)
+            return StepResult()
+        if action < END_TURN:
+            points = game.take_qwirkle(action - TAKE)
+            return StepResult(points={player: float(points)})
+        if action == END_TURN:
+            game.end_turn()
+        else:
+            game.cannot_play()
+        status = game.status
+        return StepResult(game_over=status is Status.FINISHED, truncated=status is Status.TRUNCATED)
+
+    # -------------------------------------------------------- observation
+    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
+        game = self.state
+        s = game.state
+        order = self._orders[player]
+        mover = s.to_move
+        hand = s.hands[player]
+        played = s.played
+        if player == mover:
+            hand = [h - p for h, p in zip(hand, played, strict=True)]
+        views["hand"][:] = hand
+        views["table"][:] = s.table
+        views["played"][:] = played
+        views["taken"][:] = s.taken
+        q = views["qwirkles"]
+        seen = np.add(hand, s.table)
+        seen += played
+        for i, p in enumerate(order):
+            qp = s.qwirkles[p]
+            q[i] = qp
+            for line in range(NUM_LINES):
+                if qp[line]:
+                    seen[list(LINE_KINDS[line])] += qp[line]
+        sizes = views["hand_sizes"]
+        for i, p in enumerate(order):
+            sizes[i] = sum(s.hands[p]) - (sum(played) if p == mover else 0)
+        views["pile_size"][0] = len(s.pile)
+        views["unseen"][:] = COPIES - seen
+        n = s.num_players
+        views["to_act"][(mover - player) % n] = 1
+        views["seated"][:] = self._seated
+        views["starter"][(s.starter - player) % n] = 1
+        views["first_turn"][0] = s.first_turn
+        if s.turns_left is not None:
+            views["end_triggered"][0] = 1
+            views["turns_left"][0] = s.turns_left
+        views["turn_progress"][0] = min(1.0, s.turn_count / s.max_turns)
+
+    def _winners(self) -> list[int]:
+        return self.state.winners()
+
+    def _player_info(self, player: int) -> dict[str, Any]:
+        return {}
+
+    # ------------------------------------------------------ scripted agents
+    def public_view(self, agent: str) -> QwirkleCardsView:
+        player = self._agent_index[agent]
+        game = self.state
+        s = game.state
+        mover = s.to_move
+        hand = game.hand(player)
+        seen = [h + t + p for h, t, p in zip(hand, s.table, s.played, strict=True)]
+        for qs in s.qwirkles:
+            for line in range(NUM_LINES):
+                for k in LINE_KINDS[line]:
+                    seen[k] += qs[line]
+        return QwirkleCardsView(
+            player=player,
+            to_move=mover,
+            first_turn=s.first_turn,
+            hand=tuple(hand),
+            table=tuple(s.table),
+            played=tuple(s.played),
+            taken=tuple(s.taken),
+            qwirkles=tuple(tuple(q) for q in s.qwirkles),
+            hand_sizes=tuple(sum(game.hand(p)) for p in range(s.num_players)),
+            pile_size=len(s.pile),
+            unseen=tuple(COPIES - x for x in seen),
+            turns_left=s.turns_left,
+        )
+
+    def resample_hidden(self, agent: str, rng: np.random.Generator) -> None:
+        self.state.resample_hidden(self._agent_index[agent], rng)
+        self._mask = None
+
+    def dump(self) -> str:
+        """The whole position in the rules engine's text notation."""
+        return self.state.to_text()
+
+    # ------------------------------------------------------------ rendering
+    def _render_ansi(self, viewer: int) -> str:
+        from .qwirkle_cards.render import render_ansi
+
+        return render_ansi(self.state, viewer)
+
+    def _render_rgb(self) -> np.ndarray:
+        from .qwirkle_cards.render import render_rgb
+
+        viewer = self._agent_index.get(self.agent_selection, 0)
+        return render_rgb(self.state, viewer)
+
+
+def env(**kwargs: Any) -> Any:
+    """The Qwirkle Cards environment with PettingZoo's standard wrappers (see the module
+    docstring for the arguments)."""
+    return wrap(raw_env(**kwargs))

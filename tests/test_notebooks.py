@@ -65,8 +65,8 @@ def test_every_notebook_is_generated() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_stored_notebook_is_what_the_generator_writes(name: str) -> None:
-    expected = GENERATOR.render_all()[name]
-    stored = (NOTEBOOKS_DIR / name).read_text(encoding="utf-8")
+    expected = json.loads(GENERATOR.render_all()[name])
+    stored = json.loads((NOTEBOOKS_DIR / name).read_text(encoding="utf-8"))
     assert stored == expected, f"{name} is stale: run python notebooks/build_notebooks.py"
 
 

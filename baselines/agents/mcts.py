@@ -23,7 +23,8 @@ are the action sequences played from the current decision; each iteration
 A result is the player's share of the win (1 for a sole win, ``1/k`` for a win shared by
 ``k`` players, 0 for a loss; a truncated game is a draw). Rollouts may be cut after
 ``max_rollout_steps`` agent steps or after ``rollout_turns`` changes of the player to act
-(long games such as Qwirkle need this). The cut game is judged by the game's
+(long games such as Qwirkle need this; ``rollout_turns`` is ignored for a game without
+scores, whose rollouts run to the end). The cut game is judged by the game's
 ``final_scores()`` (its current scores) if it provides them: with ``margin_scale=None`` the
 leaders share the win; otherwise each player gets
 ``1 / (1 + exp(-(own score - best other score) / margin_scale))``. A game without scores
@@ -229,9 +230,11 @@ class MCTSAgent:
     def _rollout(self, env: Any) -> list[float]:
         steps, turns = 0, 0
         player = env._current_player()
+        # a game without scores cannot judge a cut rollout: play those to the end
+        cut_turns = self.rollout_turns if hasattr(env, "final_scores") else None
         while True:
             if (self.max_rollout_steps is not None and steps >= self.max_rollout_steps) or (
-                self.rollout_turns is not None and turns >= self.rollout_turns
+                cut_turns is not None and turns >= cut_turns
             ):
                 return _judge_unfinished(env, self.margin_scale)
             if self.rollout == "greedy":

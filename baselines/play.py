@@ -507,7 +507,8 @@ class TerminalGame:
                 self.say(self.parser.help(self.env))
                 self.say(f"Commands: {COMMANDS}.")
             elif command in ("moves", "legal"):
-                self.say("; ".join(f"{a}={n}" for a, n in legal_moves(self.env)))
+                moves = [(a, self._name(a, self.env) or n) for a, n in legal_moves(self.env)]
+                self.say("; ".join(f"{a}={n}" for a, n in moves))
             elif command == "board":
                 self.show_board()
             elif command == "hint":
@@ -522,6 +523,9 @@ class TerminalGame:
             actions = self.parser.parse(text, self.env)
         except (NotationError, ValueError) as exc:
             self.say(f"Cannot read {text!r}: {exc}. Type 'help' for the notation.")
+            return False
+        except Exception as exc:  # a parser bug must not end the human's game
+            self.say(f"Cannot read {text!r} ({type(exc).__name__}: {exc}). Type 'help'.")
             return False
         # check the whole sequence on a copy before touching the real game
         sim = copy.deepcopy(self.env)

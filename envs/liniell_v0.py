@@ -568,9 +568,13 @@ class raw_env(TabletopAECEnv):
         return self.state.public_copy()
 
     def resample_hidden(self, agent: str, rng: np.random.Generator) -> None:
-        """Reshuffle the order of the stack (nobody can see it)."""
-        stack = self.state.stack
-        stack[:] = [stack[i] for i in rng.permutation(len(stack))]
+        """Reshuffle the order of the stack (nobody can see it).
+
+        The new order depends only on the stack's contents and ``rng``, never on the old
+        order, so a determinisation carries nothing the player cannot see.
+        """
+        stack = sorted(self.state.stack)
+        self.state.stack[:] = [stack[i] for i in rng.permutation(len(stack))]
         self._mask = None
 
     def dump(self) -> str:

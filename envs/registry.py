@@ -13,7 +13,10 @@ from typing import Any
 from .errors import ConfigError
 
 # Environment name -> module (relative to tabletop_rl.envs) that defines env() and raw_env.
-_ENV_MODULES: dict[str, str] = {}
+_ENV_MODULES: dict[str, str] = {
+    "liniell_v0": "liniell_v0",
+    "qwirkle_cards_v0": "qwirkle_cards_v0",
+}
 
 
 def available_envs() -> list[str]:

@@ -86,8 +86,7 @@ def test_wrapped_env_ends_game_on_illegal_action(name: str) -> None:
     env.reset(seed=0)
     offender = env.agent_selection
     mask = env.observe(offender)["action_mask"]
-    with pytest.warns(UserWarning, match="[Ii]llegal move"):
-        env.step(int(np.flatnonzero(mask == 0)[0]))
+    env.step(int(np.flatnonzero(mask == 0)[0]))
     assert all(env.terminations.values())
     assert env.rewards[offender] == -1
     assert all(r == 0 for a, r in env.rewards.items() if a != offender)

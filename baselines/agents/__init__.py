@@ -21,6 +21,8 @@ from .base import Agent, RandomAgent
 # built as Class(rng, **kwargs). "random" is generic and needs no entry.
 _AGENTS: dict[tuple[str, str], str] = {
     ("qwirkle_v0", "greedy"): "qwirkle:QwirkleGreedyAgent",
+    ("liniell_v0", "greedy"): "liniell:LiniellGreedyAgent",
+    ("liniell_v0", "heuristic"): "liniell_heuristic:LiniellHeuristicAgent",
 }
 
 

@@ -392,7 +392,8 @@ class QwirkleCardsGame:
             else:
                 for k in range(NUM_KINDS):
                     pool.extend([k] * hand[k])
-        pool = rng.permutation(np.array(pool, dtype=np.int64)).tolist()
+        # sorted first: the redeal depends only on what is hidden and on rng, not on the old order
+        pool = rng.permutation(np.array(sorted(pool), dtype=np.int64)).tolist()
         for q in others:
             hand = s.hands[q]
             size = sum(hand) - (sum(s.played) if q == s.to_move else 0)

@@ -157,6 +157,7 @@ Version history
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -199,6 +200,13 @@ LAID_PLANE = OCCUPIED_PLANE + 1
 
 _POPCOUNT = np.array([bin(m).count("1") for m in range(1, NUM_EXCHANGES + 1)])
 _EXCHANGE_SLOTS = np.array([m.bit_length() for m in range(1, NUM_EXCHANGES + 1)])
+_KINDS = np.arange(NUM_KINDS, dtype=np.int64)
+
+
+@cache
+def _exchange_mask(most: int, hand_size: int) -> np.ndarray:
+    """Legal exchange bitmasks 1..63: at most ``most`` tiles, only filled slots."""
+    return ((most >= _POPCOUNT) & (hand_size >= _EXCHANGE_SLOTS)).astype(np.int8)
 
 
 def _info(window: int, max_turns: int) -> GameInfo:
@@ -355,7 +363,7 @@ class raw_env(TabletopAECEnv):
         self._planes = np.zeros_like(self._planes)
         self._laid_count = np.zeros(NUM_KINDS, dtype=np.int64)
         self._lost = [0] * self.num_players
-        self._fit_cache: tuple[np.ndarray, np.ndarray, dict[Tile, np.ndarray]] | None = None
+        self._fit_cache: tuple[np.ndarray, int] | None = None
         self._start_sets = largest_sets(state.hand)
         self._start_tiles = frozenset().union(*self._start_sets)
         return state
@@ -403,44 +411,49 @@ class raw_env(TabletopAECEnv):
             placed_any = self._start_of_turn_mask(mask)
             n = state.max_exchange()
             if n:
-                ok = (n >= _POPCOUNT) & (len(hand) >= _EXCHANGE_SLOTS)
-                mask[self._end + 1 : self._pass] = ok
+                mask[self._end + 1 : self._pass] = _exchange_mask(n, len(hand))
             elif not placed_any:
                 mask[self._pass] = 1
         return mask
 
     def _start_of_turn_mask(self, mask: np.ndarray) -> bool:
         """Single placements from the anchors; ``True`` if any lies in the window."""
+        planes, any_fit = self._fit_planes()
+        hand = self.state.hand
         placed_any = False
-        for slot, t in enumerate(self.state.hand):
-            cells = self._kind_cells(t)
-            if cells.size:
-                mask[slot * self._cells + cells] = 1
+        for t in hand:
+            if any_fit >> t & 1:
                 placed_any = True
+                break
+        if placed_any:
+            mask[: len(hand) * self._cells] = planes[hand].reshape(-1)
         return placed_any
 
-    def _kind_cells(self, tile: Tile) -> np.ndarray:
-        """Window cells (flat indices) where ``tile`` may be placed alone; cached per board."""
-        cache = self._fit_cache
-        if cache is None:
+    def _fit_planes(self) -> tuple[np.ndarray, int]:
+        """Per tile kind, the window cells where it may be placed alone; cached per board.
+
+        Returns the ``(36, W, W)`` int8 planes and the mask of kinds that fit anywhere.
+        """
+        if self._fit_cache is None:
             r0, c0 = self._origin
             w = self.window
-            cells: list[int] = []
+            rows: list[int] = []
+            cols: list[int] = []
             fits: list[int] = []
+            any_fit = 0
             for (r, c), fit in self.state.board.anchors.items():
                 wr, wc = r - r0, c - c0
                 if fit and 0 <= wr < w and 0 <= wc < w:
-                    cells.append(wr * w + wc)
+                    rows.append(wr)
+                    cols.append(wc)
                     fits.append(fit)
-            cache = self._fit_cache = (
-                np.array(cells, dtype=np.int64),
-                np.array(fits, dtype=np.int64),
-                {},
-            )
-        found = cache[2].get(tile)
-        if found is None:
-            found = cache[2][tile] = cache[0][(cache[1] >> tile) & 1 == 1]
-        return found
+                    any_fit |= fit
+            planes = np.zeros((NUM_KINDS, w, w), dtype=np.int8)
+            if fits:
+                bits = (np.array(fits, dtype=np.int64)[:, None] >> _KINDS) & 1
+                planes[:, rows, cols] = bits.T
+            self._fit_cache = (planes, any_fit)
+        return self._fit_cache
 
     def _extension_mask(self, mask: np.ndarray, tiles: Any, start_sets: Any = None) -> None:
         hand = self.state.hand

@@ -267,24 +267,25 @@ class GameState:
                 f"cannot exchange {len(given)} tiles: allowed 1 to {self.max_exchange()} "
                 f"(hand {len(self.hand)}, bag {len(self.bag)})"
             )
-        missing = Counter(given) - Counter(self.hand)
-        if missing:
-            raise IllegalMoveError(
-                f"tiles not in the hand: {format_tiles(missing.elements())}; "
-                f"hand: {format_tiles(self.hand)}"
-            )
         player = self.current
         hand = self.hand
+        remaining = list(hand)
         for t in given:
-            hand.remove(t)
+            if t not in remaining:
+                missing = Counter(given) - Counter(hand)
+                raise IllegalMoveError(
+                    f"tiles not in the hand: {format_tiles(missing.elements())}; "
+                    f"hand: {format_tiles(hand)}"
+                )
+            remaining.remove(t)
+        hand[:] = remaining
+        bag = self.bag
         for _ in given:
-            hand.append(self.bag.pop())
+            hand.append(bag.pop())
         # return each tile to a uniformly random place in the bag (an insertion shuffle:
         # the bag stays in uniformly random order, which is what drawing from its end needs)
-        bag = self.bag
-        places = self.rng.integers(0, np.arange(len(bag) + 1, len(bag) + len(given) + 1))
-        for t, i in zip(given, places.tolist(), strict=True):
-            bag.insert(i, t)
+        for t, u in zip(given, self.rng.random(len(given)).tolist(), strict=True):
+            bag.insert(int(u * (len(bag) + 1)), t)
         self.consecutive_passes = 0
         self.log.append(f"player {player} exchanged {len(given)} tiles")
         return self._next(TurnResult(TurnKind.EXCHANGE, player))

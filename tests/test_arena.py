@@ -273,32 +273,42 @@ def test_agent_plays_only_legal_actions(env_name: str, spec: str) -> None:
 
 @pytest.mark.parametrize(("env_name", "spec"), CASES)
 def test_agent_ignores_hidden_information(env_name: str, spec: str) -> None:
-    """Redealing what the player cannot see leaves a seeded agent's choice unchanged."""
+    """Redealing what the player cannot see leaves a seeded agent's choices unchanged.
+
+    At the start of some turns the game is copied twice, the hidden information of one copy
+    is redealt, and two agents built with the same seed play the whole turn, one on each
+    copy (so agents that plan a turn ahead are checked on every sub-action too).
+    """
     env = arena.make_env(env_name, num_players=2)
     rng = np.random.default_rng(7)
-    checked, game = 0, 0
+    checked, game, previous = 0, 0, None
     env.reset(seed=game)
-    for step in range(300):
+    for step in range(400):
         name = env.agent_selection
         if env.terminations[name] or env.truncations[name]:
             game += 1
             env.reset(seed=game)
+            previous = None
             continue
         obs = env.observe(name)
-        if step % 3 == 0 and obs["action_mask"].sum() > 1:
+        if name != previous and step % 3 == 0 and obs["action_mask"].sum() > 1:
+            original = copy.deepcopy(env)
             twin = copy.deepcopy(env)
             twin.resample_hidden(name, np.random.default_rng(1000 + step))
             np.testing.assert_array_equal(twin.observe(name)["observation"], obs["observation"])
-            choices = [
-                select_action(resolve_agent(spec, env_name, np.random.default_rng(3)), e, name)
-                for e in (env, twin)
-            ]
-            assert choices[0] == choices[1], f"step {step}: hidden information changed the move"
+            agents = [resolve_agent(spec, env_name, np.random.default_rng(3)) for _ in range(2)]
+            while original.agent_selection == name and not any(original.terminations.values()):
+                a = select_action(agents[0], original, name)
+                b = select_action(agents[1], twin, name)
+                assert a == b, f"step {step}: hidden information changed the move"
+                original.step(a)
+                twin.step(a)
             checked += 1
-            if checked == 6:
+            if checked == 5:
                 break
+        previous = name
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert checked == 6
+    assert checked == 5
 
 
 def test_arena_command(tmp_path: Path) -> None:

@@ -342,3 +342,16 @@ def test_resample_hidden_keeps_what_the_player_sees() -> None:
     assert len(game.bag) == len(before.bag)
     assert (game.unseen_counts(1) == before.unseen_counts(1)).all()
     assert game.hands[0] != before.hands[0] or game.bag != before.bag
+
+
+def test_resampling_depends_only_on_what_is_hidden() -> None:
+    game = GameState(2, np.random.default_rng(4))
+    _play_random(game, np.random.default_rng(4), turns=6)
+    other = game.clone()
+    other.hands[1], other.bag = (
+        other.bag[: len(other.hands[1])],
+        (other.hands[1] + other.bag[len(other.hands[1]) :]),
+    )
+    game.resample_hidden(0, np.random.default_rng(1))
+    other.resample_hidden(0, np.random.default_rng(1))
+    assert game.hands == other.hands and game.bag == other.bag

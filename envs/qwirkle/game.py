@@ -334,6 +334,9 @@ class GameState:
         for p, h in enumerate(self.hands):
             if p != player:
                 pool.extend(h)
+        # shuffle from the sorted multiset: the result depends on what is hidden, never on
+        # how it was arranged
+        pool.sort()
         rng.shuffle(pool)
         for p, h in enumerate(self.hands):
             if p != player:

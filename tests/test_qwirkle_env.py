@@ -312,4 +312,7 @@ def test_renders() -> None:
     picture = env.render()
     assert picture.ndim == 3 and picture.shape[2] == 3 and picture.dtype == np.uint8
     assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 6
-    assert "laid this turn" in env.dump() or "window:" in env.dump()
+    dump = env.dump()
+    assert "window: 39x39 from board cell" in dump and "player 1: score" in dump
+    if env._order:
+        assert "laid this turn so far: slot" in dump

@@ -123,12 +123,14 @@ def _draw_tile(draw: Any, x: int, y: int, tile: int, laid: bool) -> None:
     elif shape == 3:
         q = r * 0.8
         draw.rectangle((cx - q, cy - q, cx + q, cy + q), fill=colour)
-    elif shape == 5:  # clover: four leaves and a centre
-        q = r * 0.5
+    elif shape == 5:  # clover: four round leaves around a small centre
+        q = r * 0.42
+        d = r * 0.58
         for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
-            lx, ly = cx + dx * q, cy + dy * q
+            lx, ly = cx + dx * d, cy + dy * d
             draw.ellipse((lx - q, ly - q, lx + q, ly + q), fill=colour)
-        draw.ellipse((cx - q, cy - q, cx + q, cy + q), fill=colour)
+        c = r * 0.3
+        draw.ellipse((cx - c, cy - c, cx + c, cy + c), fill=colour)
     else:
         draw.polygon(_shape_polygon(shape, cx, cy, r), fill=colour)
 

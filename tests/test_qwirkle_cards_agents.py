@@ -58,7 +58,7 @@ def test_best_turn_is_the_best_legal_turn() -> None:
             if env.state.over:
                 break
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-        while any(env.state.state.played) and not env.state.over:
+        while (any(env.state.state.played) or any(env.state.state.taken)) and not env.state.over:
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
         game = env.state
         if game.over or game.first_turn:

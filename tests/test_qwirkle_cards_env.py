@@ -50,7 +50,7 @@ def test_random_playouts_conserve_cards_and_end(seed: int, players: int) -> None
 
 
 def test_mask_rules() -> None:
-    """Redraw is exclusive; plays end once a Qwirkle is taken; end needs a card played."""
+    """Redraw is exclusive; takes stop once a card is played; end needs a card played."""
     env = raw_env(num_players=3)
     rng = np.random.default_rng(4)
     redraws = takes = 0
@@ -66,10 +66,12 @@ def test_mask_rules() -> None:
                 redraws += 1
             elif not any(game.state.played):
                 assert mask[:TAKE].any()  # a legal turn exists: some card can be played
-            if any(game.state.taken):
-                assert not mask[:TAKE].any() and mask[END_TURN]
-            if not any(game.state.played):
-                assert not mask[END_TURN] and not mask[TAKE:END_TURN].any()
+            if any(game.state.played):  # Qwirkles are taken before cards are played
+                assert not mask[TAKE:END_TURN].any()
+            else:
+                assert not mask[END_TURN]
+            if mask[TAKE:END_TURN].any():
+                assert mask[:TAKE].any()  # a take always leaves a card to play
             legal = np.flatnonzero(mask)
             take_actions = legal[(legal >= TAKE) & (legal < END_TURN)]
             action = int(take_actions[0]) if take_actions.size else int(rng.choice(legal))
@@ -109,7 +111,7 @@ def test_turns_reachable_through_masks_equal_the_engines_legal_turns() -> None:
         rng = np.random.default_rng(seed)
         for _ in range(int(rng.integers(15, 60))):
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-        while any(env.state.state.played) or env.state.first_turn:
+        while any(env.state.state.played) or any(env.state.state.taken) or env.state.first_turn:
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
         assert not env.state.over
         s = env.state.state

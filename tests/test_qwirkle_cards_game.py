@@ -103,9 +103,12 @@ def test_a_qwirkle_formed_by_regrouping_is_taken_with_a_card_from_the_hand() -> 
     assert turn_of("Rc", "R") in turns  # Ro Rx Rt + Rd, Rs from the symbol rows + Rc
     assert turn_of("Rc") in turns
     b = TurnBuilder(table, hand)
-    assert not b.can_take(parse_line("R"))  # a card from the hand comes first
+    assert b.can_take(parse_line("R")) and not b.can_take(parse_line("d"))
+    b.take(parse_line("R"))  # Qwirkles are announced first
+    assert b.can_play(parse_card("Rc")) and not b.can_play(parse_card("Gc"))
+    assert not b.can_end()  # Rc must still be played
     b.play(parse_card("Rc"))
-    assert b.can_take(parse_line("R"))
+    assert b.can_end() and not b.can_take(parse_line("R"))
 
 
 def test_two_qwirkles_of_one_line_when_the_cards_exist() -> None:
@@ -263,15 +266,15 @@ def test_start_turns_lay_exactly_a_largest_set() -> None:
     assert six == [turn_of("Ro Rx Rd Rs Rt Rc", "R")]
 
 
-def test_start_turn_through_sub_actions_needs_the_qwirkle_taken() -> None:
+def test_start_turn_through_sub_actions_takes_the_qwirkle() -> None:
     b = TurnBuilder(EMPTY, parse_cards("Ro Rx Rd Rs Rt Rc Bs Bs Bs"), first_turn=True)
+    assert b.legal() == ([], [parse_line("R")], False)  # the Qwirkle is taken first
+    b.take(parse_line("R"))
     for name in ("Ro", "Rx", "Rd", "Rs", "Rt"):
         assert b.can_play(parse_card(name)) and not b.can_end()
         b.play(parse_card(name))
-    assert not b.can_play(parse_card("Bs"))
+    assert not b.can_play(parse_card("Bs")) and not b.can_take(parse_line("R"))
     b.play(parse_card("Rc"))
-    assert not b.can_end() and b.can_take(parse_line("R"))
-    b.take(parse_line("R"))
     assert b.can_end()
 
 

@@ -3,8 +3,9 @@
 :class:`QwirkleCardsGreedyAgent` plays, every turn, a legal turn that takes the most
 Qwirkles and, among those, plays the most cards from the hand (ties broken at random). It
 plans the whole turn from the public view at the turn's start (branch and bound over the
-hand's sub-multisets, best first) and then emits it sub-action by sub-action: the cards,
-then the Qwirkles, then "end turn". A player who cannot play redraws (or passes).
+hand's sub-multisets, best first) and then emits it sub-action by sub-action: the
+Qwirkles, then the cards, then "end turn" (the environment's order). A player who cannot
+play redraws (or passes).
 
 >>> import numpy as np
 >>> from tabletop_rl.envs import qwirkle_cards_v0
@@ -146,10 +147,10 @@ class QwirkleCardsGreedyAgent:
 
     @staticmethod
     def _next_action(plan: Turn, view: QwirkleCardsView) -> int:
-        for k in range(NUM_KINDS):
-            if view.played[k] < plan.played[k]:
-                return k
         for line in range(NUM_LINES):
             if view.taken[line] < plan.taken[line]:
                 return TAKE + line
+        for k in range(NUM_KINDS):
+            if view.played[k] < plan.played[k]:
+                return k
         return END_TURN

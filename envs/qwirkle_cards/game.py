@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import ConfigError, IllegalMoveError
 from .cards import COPIES, LINE_KINDS, NUM_KINDS, NUM_LINES, TOTAL_CARDS, card_name, line_name
 from .solver import find_split
-from .turns import Counts, Turn, TurnBuilder, largest_sets, legal_turns
+from .turns import Counts, Turn, TurnBuilder, largest_sets, legal_turns, qwirkle_cards
 
 HAND_SIZE = 9
 END_RULES = ("finish_round", "final_turn_each")
@@ -256,8 +256,6 @@ class QwirkleCardsGame:
         name = card_name(kind)
         if s.hands[s.to_move][kind] - s.played[kind] < 1:
             return f"no {name} left in the hand"
-        if any(s.taken):
-            return "cards are played before Qwirkles are taken; a Qwirkle was already taken"
         if s.first_turn:
             return f"{name} is not part of a largest set with the cards played so far"
         return f"no valid table can be reached with {name} and the cards played so far"
@@ -274,14 +272,20 @@ class QwirkleCardsGame:
 
     def _why_not_take(self, line: int) -> str:
         s = self.state
-        if not any(s.played):
-            return "a Qwirkle is taken after playing at least one card"
+        name = line_name(line)
+        if any(s.played):
+            return "Qwirkles are taken before cards are played; a card was already played"
         if s.first_turn:
             return "the start turn takes a Qwirkle only when its row is a complete 6-card set"
-        after = self.builder()._after()
-        if not all(after[k] for k in LINE_KINDS[line]):
-            return f"the table and played cards do not hold all six cards of {line_name(line)}"
-        return f"the table would not split into valid rows without a Qwirkle of {line_name(line)}"
+        gone = qwirkle_cards(s.taken)
+        hand = s.hands[s.to_move]
+        have = [s.table[k] + hand[k] - gone[k] for k in range(NUM_KINDS)]
+        if not all(have[k] for k in LINE_KINDS[line]):
+            return f"the table and the hand do not hold all six cards of another {name}"
+        return (
+            f"no choice of cards from the hand leaves the table splitting into valid rows "
+            f"without a Qwirkle of {name}"
+        )
 
     def end_turn(self) -> TurnEnd:
         """End the turn: lay the selection, keep the Qwirkles, draw back up to 9."""
@@ -335,13 +339,13 @@ class QwirkleCardsGame:
         return TurnEnd.REDRAW
 
     def apply_turn(self, turn: Turn) -> None:
-        """Play a whole turn (cards first, then Qwirkles), checking every step."""
-        for k in range(NUM_KINDS):
-            for _ in range(turn.played[k]):
-                self.play_card(k)
+        """Play a whole turn (Qwirkles first, then cards), checking every step."""
         for line in range(NUM_LINES):
             for _ in range(turn.taken[line]):
                 self.take_qwirkle(line)
+        for k in range(NUM_KINDS):
+            for _ in range(turn.played[k]):
+                self.play_card(k)
         self.end_turn()
 
     # ------------------------------------------------------------------ bookkeeping

@@ -79,43 +79,81 @@ class Split:
         return out
 
 
+def _line_cap(contribs: list[int]) -> int:
+    """The largest multiplicity a line can hold given the most copies of each of its kinds
+    it can receive: the largest ``m`` with ``sum(min(c, m)) >= 3 m`` (0 when none)."""
+    for m in (3, 2, 1):
+        total = 0
+        for c in contribs:
+            total += c if c < m else m
+        if total >= 3 * m:
+            return m
+    return 0
+
+
 def _propagate(fixed: Sequence[int], optional: Sequence[int]) -> tuple[list[int], list[int]] | None:
     """Bounds ``(lo, hi)`` on the copies each kind gives its colour line, tightened until stable.
 
-    A line that receives ``x`` copies of one kind needs at least ``3 x`` cards; a line whose
-    potential (the most cards that can still reach it) is below that cannot take them. None
-    when some kind has no feasible split.
+    A line that holds ``m`` copies of one kind needs at least ``3 m`` cards, so (with at most
+    ``c`` copies of each kind able to reach it) the largest ``m`` with ``sum(min(c, m)) >= 3 m``
+    caps what it can take of any one kind; a line that cannot reach 3 different kinds takes
+    nothing. None when some kind has no feasible split.
     """
     hi_n = [fixed[k] + optional[k] for k in range(NUM_KINDS)]
+    live = [k for k in range(NUM_KINDS) if hi_n[k]]
     lo = [0] * NUM_KINDS  # least copies to the colour line
     hi = hi_n[:]  # most copies to the colour line
     changed = True
     while changed:
         changed = False
-        pot = [0] * NUM_LINES
-        for k in range(NUM_KINDS):
-            if hi_n[k]:
-                a, b = KIND_LINES[k]
-                pot[a] += hi[k]
-                pot[b] += hi_n[k] - lo[k]
-        for k in range(NUM_KINDS):
-            n = hi_n[k]
-            if not n:
-                continue
+        contribs: list[list[int]] = [[] for _ in range(NUM_LINES)]
+        for k in live:
             a, b = KIND_LINES[k]
-            # the colour line can take at most pot[a] // 3 copies of one kind
-            cap_a = pot[a] // 3
-            cap_b = pot[b] // 3
-            new_hi = min(hi[k], cap_a)
-            # the symbol line takes n_used - x; with the fewest copies used (fixed) it must
-            # still absorb fixed - x <= cap_b
-            new_lo = max(lo[k], fixed[k] - cap_b)
+            x = hi[k]
+            if x:
+                contribs[a].append(x)
+            y = hi_n[k] - lo[k]
+            if y:
+                contribs[b].append(y)
+        cap = [0] * NUM_LINES
+        for L in range(NUM_LINES):
+            c = contribs[L]
+            if len(c) >= 3:
+                cap[L] = 1 if max(c) == 1 else _line_cap(c)
+        for k in live:
+            a, b = KIND_LINES[k]
+            ca = cap[a]
+            new_hi = hi[k] if hi[k] <= ca else ca
+            # the symbol line takes n - x <= cap_b copies, n >= fixed
+            need = fixed[k] - cap[b]
+            new_lo = lo[k] if lo[k] >= need else need
             if new_lo > new_hi:
                 return None
             if new_hi != hi[k] or new_lo != lo[k]:
                 hi[k], lo[k] = new_hi, new_lo
                 changed = True
     return lo, hi
+
+
+_OPTIONS: dict[tuple[int, int, int, int, int], tuple[tuple[int, int, int], ...]] = {}
+
+
+def _options(
+    hi_n: int, fixed: int, lo: int, hi: int, target: int
+) -> tuple[tuple[int, int, int], ...]:
+    """A cell's ``(copies, to colour, to symbol)`` choices: most copies used first, then the
+    colour share nearest ``target`` (-1: most to the colour line first)."""
+    key = (hi_n, fixed, lo, hi, target)
+    opts = _OPTIONS.get(key)
+    if opts is None:
+        out = []
+        for n in range(hi_n, fixed - 1, -1):
+            values = list(range(min(n, hi), lo - 1, -1))
+            if target >= 0:
+                values.sort(key=lambda a: abs(a - target))
+            out.extend((n, a, n - a) for a in values)
+        opts = _OPTIONS[key] = tuple(out)
+    return opts
 
 
 def _search(
@@ -129,8 +167,7 @@ def _search(
     if bounds is None:
         return None
     lo_a, hi_a = bounds
-    hi_n_all = [fixed[k] + optional[k] for k in range(NUM_KINDS)]
-    live = [k for k in range(NUM_KINDS) if hi_n_all[k]]
+    live = [k for k in range(NUM_KINDS) if fixed[k] or optional[k]]
     if not live:
         return Split((0,) * NUM_KINDS, (0,) * NUM_KINDS)
     # elimination order: repeatedly the open line with the fewest undecided cells; its
@@ -140,15 +177,17 @@ def _search(
         a, b = KIND_LINES[k]
         undecided[a].append(k)
         undecided[b].append(k)
-    done = [False] * NUM_KINDS
     left = [len(u) for u in undecided]
+    done = [False] * NUM_KINDS
     cells: list[int] = []
-    while len(cells) < len(live):
+    nlive = len(live)
+    while len(cells) < nlive:
         line = -1
         best = 99
         for L in range(NUM_LINES):
-            if 0 < left[L] < best:
-                best = left[L]
+            c = left[L]
+            if 0 < c < best:
+                best = c
                 line = L
         for k in undecided[line]:
             if not done[k]:
@@ -158,55 +197,53 @@ def _search(
                 left[a] -= 1
                 left[b] -= 1
     ncell = len(cells)
-    # most copies of one kind each line can receive: caps the count that matters (3 x that)
-    line_cap = [0] * NUM_LINES
+    # per line: 3 x the most copies of one kind it can receive (its count is capped there),
+    # and the potential still to come after each position
+    cap3 = [0] * NUM_LINES
     pot = [0] * NUM_LINES
+    to_a = [0] * NUM_KINDS
+    to_b = [0] * NUM_KINDS
     for k in cells:
         a, b = KIND_LINES[k]
-        line_cap[a] = max(line_cap[a], hi_a[k])
-        line_cap[b] = max(line_cap[b], hi_n_all[k] - lo_a[k])
-        pot[a] += hi_a[k]
-        pot[b] += hi_n_all[k] - lo_a[k]
-    line_cap = [3 * c for c in line_cap]
-    rem_after: list[tuple[int, int]] = []
+        x = hi_a[k]
+        y = fixed[k] + optional[k] - lo_a[k]
+        to_a[k] = x
+        to_b[k] = y
+        if 3 * x > cap3[a]:
+            cap3[a] = 3 * x
+        if 3 * y > cap3[b]:
+            cap3[b] = 3 * y
+        pot[a] += x
+        pot[b] += y
     last_pos = [-1] * NUM_LINES
     for i, k in enumerate(cells):
         a, b = KIND_LINES[k]
-        pot[a] -= hi_a[k]
-        pot[b] -= hi_n_all[k] - lo_a[k]
-        rem_after.append((pot[a], pot[b]))
         last_pos[a] = i
         last_pos[b] = i
-    lines_l = [KIND_LINES[k] for k in cells]
-    closes = [(last_pos[a] == i, last_pos[b] == i) for i, (a, b) in enumerate(lines_l)]
-    caps_l = [(line_cap[a], line_cap[b]) for a, b in lines_l]
-    # per cell: the (n, a) choices, most copies used first, then most to the colour line
-    choices_l = []
-    for k in cells:
-        opts = []
-        for n in range(hi_n_all[k], fixed[k] - 1, -1):
-            values = list(range(min(n, hi_a[k]), lo_a[k] - 1, -1))
-            if hint is not None and len(values) > 1:
-                target = hint.to_colour[k]
-                values.sort(key=lambda a, t=target: abs(a - t))
-            for a in values:
-                opts.append((n, a, n - a))
-        choices_l.append(opts)
+    steps = []
+    for i, k in enumerate(cells):
+        a, b = KIND_LINES[k]
+        pot[a] -= to_a[k]
+        pot[b] -= to_b[k]
+        target = hint.to_colour[k] if hint is not None else -1
+        opts = _options(fixed[k] + optional[k], fixed[k], lo_a[k], hi_a[k], target)
+        steps.append(
+            (a, b, pot[a], pot[b], last_pos[a] == i, last_pos[b] == i, cap3[a], cap3[b], opts)
+        )
     failed: set[tuple] = set()
     chosen: list[tuple[int, int, int]] = [(0, 0, 0)] * ncell
+    sig = [0] * NUM_LINES
+    mx = [0] * NUM_LINES
 
-    def rec(i: int, sig: list[int], mx: list[int]) -> bool:
+    def rec(i: int) -> bool:
         if i == ncell:
             return True
         key = (i, *sig, *mx)
         if key in failed:
             return False
-        la, lb = lines_l[i]
-        ra, rb = rem_after[i]
-        ca, cb = closes[i]
-        capa, capb = caps_l[i]
+        la, lb, ra, rb, ca, cb, capa, capb, opts = steps[i]
         sa, ma, sb, mb = sig[la], mx[la], sig[lb], mx[lb]
-        for opt in choices_l[i]:
+        for opt in opts:
             _n, a, b = opt
             if a:
                 nsa = sa + a
@@ -235,13 +272,13 @@ def _search(
                     nsb = nmb = 0
             sig[la], mx[la], sig[lb], mx[lb] = nsa, nma, nsb, nmb
             chosen[i] = opt
-            if rec(i + 1, sig, mx):
+            if rec(i + 1):
                 return True
         sig[la], mx[la], sig[lb], mx[lb] = sa, ma, sb, mb
         failed.add(key)
         return False
 
-    if not rec(0, [0] * NUM_LINES, [0] * NUM_LINES):
+    if not rec(0):
         return None
     total = [0] * NUM_KINDS
     to_colour = [0] * NUM_KINDS
@@ -271,7 +308,7 @@ def _quick(counts: tuple[int, ...]) -> Split | None:
     return None
 
 
-_LOCAL_MOVES = 24
+_LOCAL_MOVES = 8
 
 
 def _local_search(counts: tuple[int, ...], hint: Split | None) -> Split | None:

@@ -15,18 +15,20 @@ never breaks a valid turn: the cards ``P`` can be played if and only if ``table 
 valid, and the Qwirkles that may then be taken form a downward-closed family.
 
 **Building a turn by sub-actions** (the environment's actions, :class:`TurnBuilder`): first
-play cards one at a time, then take Qwirkles one at a time, then end the turn. Once a
-Qwirkle is taken no more cards are played. A sub-action is allowed exactly when the turn can
-still be completed to a legal turn, so there are no dead ends and every legal turn is
-reachable: play ``k`` needs some playable ``P`` containing the cards played so far and ``k``;
-taking ``L`` needs the cards played so far to be playable, the Qwirkle's cards to be on the
-table or played, and the rest still valid; ending needs the selection itself to be a legal
-turn. A turn takes at most ``hand size + Qwirkles taken + 1`` sub-actions (hand size + 13
-whenever at most 12 Qwirkles are taken, which needs fewer than 78 cards on the table).
+take the Qwirkles the turn will form, one at a time, then play cards one at a time, then end
+the turn. Once a card is played no more Qwirkles are taken. (Announcing the Qwirkles first
+lets the action masks be computed once per turn for them instead of after every card.) A
+sub-action is allowed exactly when the turn can still be completed to a legal turn, so there
+are no dead ends and every legal turn is reachable: taking ``L`` needs some non-empty ``P``
+within the hand such that ``table + P`` minus the Qwirkles taken (``L`` included) is a valid
+multiset with no negative count; playing ``k`` needs such a ``P`` containing the cards played
+so far and ``k``; ending needs the selection itself to be a legal turn. A turn takes at most
+``hand size + Qwirkles taken + 1`` sub-actions (hand size + 13 whenever at most 12 Qwirkles
+are taken, which needs at least 78 cards on the table and in the hand).
 
 **The first turn** lays exactly one of the starting player's largest sets (one card of each
 kind of a line that the player holds, identical cards counted once); a 6-card start row is
-a Qwirkle and must be taken before the turn ends.
+a Qwirkle, which is taken (first, as every take) before its cards are played.
 
 >>> from .cards import parse_cards, format_cards
 >>> table = parse_cards("Ro Rx Rs Bo Bx Bs")
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import ge
 
 from .cards import LINE_KINDS, NUM_KINDS, NUM_LINES, format_cards, line_name
 from .solver import Split, find_split, quick_split
@@ -201,9 +204,11 @@ class TurnBuilder:
     >>> b = TurnBuilder(parse_cards("Ro Rx Rs Rd Rt"), parse_cards("Rc Bd Bd"))
     >>> [k for k in range(36) if b.can_play(k)] == [parse_card("Rc")]
     True
-    >>> b.play(parse_card("Rc")); b.can_end(), b.can_take(parse_line("R"))
-    (True, True)
-    >>> b.take(parse_line("R")); b.can_end(), b.turn().num_qwirkles
+    >>> b.can_take(parse_line("R")), b.can_end()
+    (True, False)
+    >>> b.take(parse_line("R")); b.can_end(), b.can_play(parse_card("Rc"))
+    (False, True)
+    >>> b.play(parse_card("Rc")); b.can_end(), b.turn().num_qwirkles
     (True, 1)
     """
 
@@ -214,11 +219,15 @@ class TurnBuilder:
         self.played = [0] * NUM_KINDS
         self.taken = [0] * NUM_LINES
         self._hand_kinds = [k for k in range(NUM_KINDS) if hand[k]]
-        self._witnesses: list[Counts] = []  # playable P's found this turn
-        self._dead: set[int] = set()  # kinds that can no longer join a playable P
+        self._reset_witnesses()
         self._table_split: Split | None = None
+        self._take_cache: dict[tuple[int, ...], bool] = {}
         if first_turn:
             self._start_size, self._start_lines = largest_sets(hand)
+
+    def _reset_witnesses(self) -> None:
+        self._witnesses: list[list[int]] = []  # playable P's found under the current takes
+        self._dead: set[int] = set()  # kinds that can no longer join a playable P
 
     # ----------------------------------------------------------------- queries
     def _hint(self) -> Split | None:
@@ -228,46 +237,96 @@ class TurnBuilder:
         return self._table_split
 
     @property
-    def taking(self) -> bool:
-        """True once a Qwirkle was taken (no more cards may be played)."""
-        return any(self.taken)
+    def playing(self) -> bool:
+        """True once a card was played (no more Qwirkles may be taken)."""
+        return any(self.played)
 
-    def _after(self) -> list[int]:
-        """Table + played - taken Qwirkles."""
-        out = [t + p for t, p in zip(self.table, self.played, strict=True)]
-        for line, times in enumerate(self.taken):
+    def _base(self, taken: Sequence[int]) -> list[int]:
+        """Table minus the cards of the Qwirkles ``taken`` (negative: must come from the hand)."""
+        out = list(self.table)
+        for line, times in enumerate(taken):
             if times:
                 for k in LINE_KINDS[line]:
                     out[k] -= times
         return out
 
+    def _witness(self, required: Sequence[int], taken: Sequence[int]) -> list[int] | None:
+        """Some non-empty ``P`` within the hand, containing ``required``, such that
+        ``table + P - taken`` is valid with no negative count; None if there is none."""
+        base = self._base(taken)
+        req = list(required)
+        for k in range(NUM_KINDS):
+            total = base[k] + req[k]
+            if total < 0:
+                req[k] -= total  # the Qwirkle's missing cards must come from the hand
+            if req[k] > self.hand[k]:
+                return None
+        fixed = tuple(b + r for b, r in zip(base, req, strict=True))
+        optional = tuple(h - r for h, r in zip(self.hand, req, strict=True))
+        hint = self._hint()
+        if any(req):
+            split = quick_split(fixed, hint)
+            if split is not None:
+                return req
+            split = find_split(fixed, optional, hint=hint)
+            if split is None:
+                return None
+            return [r + t - f for r, t, f in zip(req, split.total, fixed, strict=True)]
+        # nothing required yet: some card must still be played. If the table without the
+        # Qwirkles is valid, a single card that joins it cheaply usually answers; else one
+        # search, which uses as many extras as it can; if that finds only the empty P, each
+        # card in turn.
+        bare = find_split(fixed, hint=hint)
+        if bare is not None:
+            for k in self._hand_kinds:
+                if optional[k]:
+                    one = list(fixed)
+                    one[k] += 1
+                    if quick_split(tuple(one), bare) is not None:
+                        req[k] = 1
+                        return req
+        split = find_split(fixed, optional, hint=hint)
+        if split is None:
+            return None
+        extra = [t - f for t, f in zip(split.total, fixed, strict=True)]
+        if any(extra):
+            return extra
+        for k in self._hand_kinds:
+            if not optional[k]:
+                continue
+            one = list(fixed)
+            one[k] += 1
+            rest = list(optional)
+            rest[k] -= 1
+            split = find_split(tuple(one), tuple(rest))
+            if split is not None:
+                return [t - f for t, f in zip(split.total, fixed, strict=True)]
+        return None
+
     def can_play(self, kind: int) -> bool:
         """Whether playing one card of ``kind`` keeps the turn completable."""
-        if self.taking or self.hand[kind] - self.played[kind] < 1:
+        if self.hand[kind] - self.played[kind] < 1:
             return False
         if self.first_turn:
-            if self.played[kind]:
-                return False
+            if self.played[kind] or (self._start_size == 6 and not any(self.taken)):
+                return False  # a 6-card start row's Qwirkle is taken first
+            lines = [L for L in range(NUM_LINES) if self.taken[L]] or self._start_lines
             return any(
                 kind in LINE_KINDS[L] and all(k in LINE_KINDS[L] for k in self._played_kinds())
-                for L in self._start_lines
+                for L in lines
             )
         if kind in self._dead:
             return False
         need = self.played[:]
         need[kind] += 1
         for w in self._witnesses:
-            if all(w[k] >= need[k] for k in self._hand_kinds):
+            if all(map(ge, w, need)):
                 return True
-        fixed = tuple(t + n for t, n in zip(self.table, need, strict=True))
-        split = quick_split(fixed, self._hint())
-        if split is None:
-            optional = tuple(h - n for h, n in zip(self.hand, need, strict=True))
-            split = find_split(fixed, optional)
-        if split is None:
+        witness = self._witness(need, self.taken)
+        if witness is None:
             self._dead.add(kind)
             return False
-        self._witnesses.append(sub(split.total, self.table))
+        self._witnesses.append(witness)
         return True
 
     def can_play_any(self) -> bool:
@@ -289,50 +348,41 @@ class TurnBuilder:
 
     def can_take(self, line: int) -> bool:
         """Whether taking a Qwirkle of ``line`` keeps the turn completable."""
-        if not any(self.played):
+        if self.playing:
             return False
         if self.first_turn:
-            L = self._start_complete_line()
-            return line == L and self._start_size == 6 and not self.taken[line]
-        after = self._after()
-        if not all(after[k] for k in LINE_KINDS[line]):
-            return False
-        whole = find_split(tuple(after), hint=self._hint())
-        if whole is None:  # the cards played so far do not make a valid table
-            return False
-        for k in LINE_KINDS[line]:
-            after[k] -= 1
-        return find_split(tuple(after), hint=whole) is not None
+            return self._start_size == 6 and line in self._start_lines and not any(self.taken)
+        taken = self.taken[:]
+        taken[line] += 1
+        key = tuple(taken)
+        if key not in self._take_cache:
+            base = self._base(taken)
+            possible = all(base[k] + self.hand[k] >= 0 for k in LINE_KINDS[line])
+            witness = self._witness([0] * NUM_KINDS, taken) if possible else None
+            self._take_cache[key] = witness is not None
+        return self._take_cache[key]
 
     def can_end(self) -> bool:
         """Whether the selection so far is itself a legal turn."""
-        if not any(self.played):
+        if not self.playing:
             return False
         if self.first_turn:
             L = self._start_complete_line()
             return L is not None and (self._start_size < 6 or self.taken[L] == 1)
-        return self.taking or find_split(tuple(self._after()), hint=self._hint()) is not None
+        if any(w == self.played for w in self._witnesses):
+            return True  # a witness found for the last card played is exactly this selection
+        after = self._base(self.taken)
+        for k in self._hand_kinds:
+            after[k] += self.played[k]
+        if min(after) < 0:
+            return False
+        return find_split(tuple(after), hint=self._hint()) is not None
 
     def legal(self) -> tuple[list[int], list[int], bool]:
         """All legal sub-actions at once: kinds playable, lines takeable, whether the turn
         may end."""
         plays = [k for k in self._hand_kinds if self.can_play(k)]
-        takes: list[int] = []
-        if any(self.played):
-            if self.first_turn:
-                takes = [L for L in range(NUM_LINES) if self.can_take(L)]
-            else:
-                after = self._after()
-                full = [L for L in range(NUM_LINES) if all(after[k] for k in LINE_KINDS[L])]
-                if full:
-                    whole = find_split(tuple(after), hint=self._hint())
-                    if whole is not None:
-                        for L in full:
-                            rest = after[:]
-                            for k in LINE_KINDS[L]:
-                                rest[k] -= 1
-                            if find_split(tuple(rest), hint=whole) is not None:
-                                takes.append(L)
+        takes = [] if self.playing else [L for L in range(NUM_LINES) if self.can_take(L)]
         return plays, takes, self.can_end()
 
     # ----------------------------------------------------------------- changes
@@ -341,6 +391,7 @@ class TurnBuilder:
 
     def take(self, line: int) -> None:
         self.taken[line] += 1
+        self._reset_witnesses()
 
     def turn(self) -> Turn:
         return Turn(tuple(self.played), tuple(self.taken))

@@ -69,25 +69,28 @@ star, clover — the notation `Rs`, `Bo`, ... of the rules engine):
 | `48` | end the turn (lay the selection, keep the Qwirkles, draw back up to 9) |
 | `49` | cannot play: the forced redraw (hand shuffled into the pile, 9 new cards), or a pass when the pile is empty |
 
-First the cards are played, one sub-action each; then the Qwirkles are taken; then the turn
-ends. Once a Qwirkle is taken no further card can be played. Several Qwirkles of the same
-line can be taken when the table and the played cards hold the cards for them (the rules let
+First the Qwirkles the turn will form are taken (announced), one sub-action each; then the
+cards are played, one sub-action each; then the turn ends. Once a card is played no further
+Qwirkle can be taken. (Qwirkles come first so that their masks are computed once per turn,
+not after every card; every legal turn is still reachable.) A Qwirkle may use cards still
+in the hand, which then must be played before the turn can end. Several Qwirkles of the
+same line can be taken when the table and the hand hold the cards for them (the rules let
 several rows of a line lie on the table, and every 6-card row is taken).
 
 The action mask is exact: a sub-action is legal if and only if the turn can still be
-completed to a legal turn of the rules (table + played - taken splits into valid rows, at
-least one card played). So every sequence of legal sub-actions ends in a legal turn (no
+completed to a legal turn of the rules (table + played - taken has no negative count and
+splits into valid rows, at least one card played). So every sequence of legal sub-actions ends in a legal turn (no
 dead ends, no undo), and every legal turn can be reached. Ending the turn is legal exactly
 when the selection so far is a legal turn. Action 49 is the only legal action exactly when
 the player cannot play any card. A turn takes at most `hand size + Qwirkles taken + 1`
 sub-actions (at most hand size + 13 unless more than 12 Qwirkles are taken in one turn,
-which needs at least 78 cards on the table).
+which needs at least 78 cards on the table and in the hand).
 
 **The first turn** is the start row: the starting player (the largest set of cards sharing
 a colour or symbol, identical cards counted once; ties drawn at random; a redeal when nobody
 has 3) plays exactly one of their largest sets through the same play actions (only cards
 that keep the selection inside one largest set are legal); a 6-card start row is a Qwirkle,
-which the player must take (action 36-47) before ending the turn.
+which the player takes first (its take action is then the only legal action), then plays.
 
 ## Observation
 
@@ -118,7 +121,7 @@ padded with zeros to 4.
 - `hand`: the observer's own cards (those already played this turn excluded).
 - `table`: the table as it was at the start of the current turn (a valid multiset).
 - `played`, `taken`: the selection of the turn under way (the acting player's; everyone
-  sees it).
+  sees it). Qwirkles taken this turn leave `table` only when the turn ends.
 - `qwirkles`: the Qwirkles every player has kept, by line.
 - `hand_sizes`, `pile_size`: card counts (the pile's order is hidden).
 - `unseen`: for each kind, the copies the observer cannot see: 3 minus those in their hand,

@@ -151,7 +151,32 @@ def test_observation_hides_other_hands_and_the_pile() -> None:
                     assert np.array_equal(before["action_mask"], after["action_mask"])
                     assert clone.public_view(agent) == view
                     assert clone.state.card_total() == TOTAL_CARDS
+                    assert clone.action_mask().any()  # the mover can still finish the turn
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+
+
+def test_resampling_mid_turn_keeps_the_turn_completable() -> None:
+    """A determinisation for another player never leaves the mover in a dead end."""
+    env = raw_env()
+    rng = np.random.default_rng(1)
+    checked = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        while env.agents and not env.state.over:
+            s = env.state.state
+            if any(s.played) or any(s.taken):
+                other = env.possible_agents[1 - s.to_move]
+                for r in range(5):
+                    clone = copy.deepcopy(env)
+                    clone.resample_hidden(other, np.random.default_rng(r))
+                    assert clone.action_mask().any()
+                    assert clone.state.state.played == s.played
+                    assert clone.state.card_total() == TOTAL_CARDS
+                checked += 1
+            env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+            if checked > 40:
+                break
+    assert checked > 40
 
 
 def test_observation_fields() -> None:

@@ -383,31 +383,71 @@ class QwirkleCardsGame:
     # ------------------------------------------------------------------ hidden information
     def resample_hidden(self, player: int, rng: np.random.Generator) -> None:
         """Redeal the other players' hands and the pile (sizes kept) and reseed the game's
-        generator, so nothing ``player`` cannot see survives."""
+        generator, so nothing ``player`` cannot see survives.
+
+        When another player's turn is under way, their new hand must still let the turn be
+        completed (what they played and the Qwirkles they announced tell the others that
+        much): the redeal is repeated until it does. If 50 redeals fail, that player's
+        remaining hand is kept and only the rest is redealt.
+        """
         s = self.state
+        mover = s.to_move
+        mid_turn = mover != player and (any(s.played) or any(s.taken))
         others = [q for q in range(s.num_players) if q != player]
-        pool: list[int] = list(s.pile)
-        for q in others:
-            hand = s.hands[q]
-            if q == s.to_move:
-                # cards already played this turn stay visible: keep them in the hand
-                for k in range(NUM_KINDS):
-                    pool.extend([k] * (hand[k] - s.played[k]))
-            else:
-                for k in range(NUM_KINDS):
-                    pool.extend([k] * hand[k])
-        # sorted first: the redeal depends only on what is hidden and on rng, not on the old order
-        pool = rng.permutation(np.array(sorted(pool), dtype=np.int64)).tolist()
-        for q in others:
-            hand = s.hands[q]
-            size = sum(hand) - (sum(s.played) if q == s.to_move else 0)
-            new = list(s.played) if q == s.to_move else [0] * NUM_KINDS
-            for _ in range(size):
-                new[pool.pop()] += 1
-            s.hands[q] = new
-        s.pile = pool
+        # sorted first: the redeal depends only on what is hidden and on rng, not on its order
+        hidden = sorted(self._hidden_cards(others))
+        for _ in range(50 if mid_turn else 1):
+            hands, pile = self._redeal(others, hidden, rng)
+            if not mid_turn or self._completable(hands[mover]):
+                break
+        else:
+            keep = [q for q in others if q != mover]
+            hands, pile = self._redeal(keep, sorted(self._hidden_cards(keep)), rng)
+        for q, hand in hands.items():
+            s.hands[q] = hand
+        s.pile = pile
         self.rng = np.random.default_rng(rng.integers(2**63))
         self._builder = None
+
+    def _hidden_cards(self, players: list[int]) -> list[int]:
+        """The pile and the given players' hands (cards played this turn excluded)."""
+        s = self.state
+        pool = list(s.pile)
+        for q in players:
+            hand = s.hands[q]
+            played = s.played if q == s.to_move else [0] * NUM_KINDS
+            for k in range(NUM_KINDS):
+                pool.extend([k] * (hand[k] - played[k]))
+        return pool
+
+    def _redeal(
+        self, players: list[int], hidden: list[int], rng: np.random.Generator
+    ) -> tuple[dict[int, list[int]], list[int]]:
+        """New hands (same sizes, played cards kept) for ``players`` and the new pile."""
+        s = self.state
+        pool = rng.permutation(np.array(hidden, dtype=np.int64)).tolist()
+        hands = {}
+        for q in players:
+            played = s.played if q == s.to_move else [0] * NUM_KINDS
+            size = sum(s.hands[q]) - sum(played)
+            new = list(played)
+            for _ in range(size):
+                new[pool.pop()] += 1
+            hands[q] = new
+        return hands, pool
+
+    def _completable(self, hand: list[int]) -> bool:
+        """Whether the turn under way could be completed with this hand of the mover."""
+        s = self.state
+        b = TurnBuilder(s.table, hand, first_turn=s.first_turn)
+        for line in range(NUM_LINES):
+            for _ in range(s.taken[line]):
+                b.take(line)
+        for k in range(NUM_KINDS):
+            for _ in range(s.played[k]):
+                b.play(k)
+        plays, takes, end = b.legal()
+        return bool(plays or takes or end)
 
     def to_text(self) -> str:
         """The whole position in the text notation of :mod:`.notation`."""

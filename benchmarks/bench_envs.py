@@ -3,7 +3,8 @@
 Every environment is stepped the way a learner sees it: after each step the acting agent's
 observation and action mask are built, and a uniformly random legal action is taken. The
 figures are agent-steps per second and full games per second; the suite's environments are
-reported as ratios to ``connect_four_v3`` measured in the same run, so the ratio does not
+reported as ratios to ``connect_four_v3`` measured in the same run (in interleaved slices of
+wall time, so that a change in machine load hits every environment alike), so the ratio does not
 depend on the machine.
 
     python benchmarks/bench_envs.py                 # all registered envs, 10 s each
@@ -44,28 +45,41 @@ def pettingzoo_factory(name: str) -> Callable[[], Any]:
     raise ValueError(f"unknown PettingZoo reference {name!r}; allowed: connect_four_v3, chess_v6")
 
 
-def measure(env_fn: Callable[[], Any], seconds: float, seed: int) -> dict[str, float]:
-    """Masked random play for ``seconds`` of wall time; agent-steps/s and games/s."""
-    env = env_fn()
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    game_seed = seed
-    while time.perf_counter() < deadline:
-        env.reset(seed=game_seed)
-        game_seed += 1
-        for _agent in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(legal.size)]))
-            steps += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed, "steps": steps}
+class Runner:
+    """Masked random play on one environment, resumable in slices of wall time."""
+
+    def __init__(self, env_fn: Callable[[], Any], seed: int) -> None:
+        self.env = env_fn()
+        self.rng = np.random.default_rng(seed)
+        self.game_seed = seed
+        self.steps = self.games = 0
+        self.elapsed = 0.0
+
+    def run(self, seconds: float) -> None:
+        env, rng = self.env, self.rng
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            env.reset(seed=self.game_seed)
+            self.game_seed += 1
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(legal.size)]))
+                self.steps += 1
+            self.games += 1
+        self.elapsed += time.perf_counter() - start
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "steps_per_s": self.steps / self.elapsed,
+            "games_per_s": self.games / self.elapsed,
+            "steps": self.steps,
+            "games": self.games,
+        }
 
 
 def write_json_atomic(path: str, data: Any) -> None:
@@ -80,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="wall time per environment")
     parser.add_argument("--envs", nargs="*", default=None, help="suite envs (default: all)")
+    parser.add_argument("--rounds", type=int, default=10, help="interleaved slices per env")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
@@ -89,11 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown env(s) {unknown}; available: {available_envs()}")
 
-    results: dict[str, dict[str, float]] = {}
-    for ref in (REFERENCE, "chess_v6"):
-        results[ref] = measure(pettingzoo_factory(ref), args.seconds, args.seed)
+    runners = {ref: Runner(pettingzoo_factory(ref), args.seed) for ref in (REFERENCE, "chess_v6")}
     for name in names:
-        results[name] = measure(lambda n=name: make(n), args.seconds, args.seed)
+        runners[name] = Runner(lambda n=name: make(n), args.seed)
+    # Interleave short slices so that a change in machine load hits every environment alike.
+    for _ in range(args.rounds):
+        for runner in runners.values():
+            runner.run(args.seconds / args.rounds)
+    results = {name: runner.figures() for name, runner in runners.items()}
     ref_steps = results[REFERENCE]["steps_per_s"]
     print(
         f"{'environment':<18} {'steps/s':>10} {'games/s':>9} {'x connect_four':>15} {'target':>7}"

@@ -22,7 +22,19 @@ AGENTS = {
         "liniell_heuristic:LiniellHeuristicAgent",
         "liniell:LiniellGreedyAgent",
     ),
+    "qwirkle_v0": (
+        "qwirkle_heuristic:QwirkleHeuristicAgent",
+        "qwirkle:QwirkleGreedyAgent",
+    ),
+    "qwirkle_cards_v0": (
+        "qwirkle_cards_heuristic:QwirkleCardsHeuristicAgent",
+        "qwirkle_cards:QwirkleCardsGreedyAgent",
+    ),
 }
+
+# env name -> games against the random agent in the legality test (Qwirkle Cards turns are
+# slow to plan, so fewer)
+LEGALITY_GAMES = {"liniell_v0": 3, "qwirkle_v0": 2, "qwirkle_cards_v0": 1}
 
 # env name -> (games against greedy, least win rate asserted); only games with a clear margin
 BEATS_GREEDY = {
@@ -46,8 +58,11 @@ def _greedy(env_name: str, rng: np.random.Generator):
     return _agent_class(env_name, 1)(rng)
 
 
-def play(env_name: str, agents: list, seed: int) -> tuple[list[int], list[int]]:
-    """Play one two-player game; return the winners' seats and the actions played.
+def play(
+    env_name: str, agents: list, seed: int, max_steps: int | None = None
+) -> tuple[list[int], list[int]]:
+    """Play one two-player game (or its first ``max_steps`` agent steps); return the
+    winners' seats (empty when cut short) and the actions played.
 
     ``select_action`` raises if an agent returns an action its mask forbids.
     """
@@ -59,6 +74,8 @@ def play(env_name: str, agents: list, seed: int) -> tuple[list[int], list[int]]:
         name = env.agent_selection
         if env.terminations[name] or env.truncations[name]:
             break
+        if max_steps is not None and len(actions) == max_steps:
+            return [], actions
         action = select_action(agents[env.possible_agents.index(name)], env, name)
         env.step(action)
         actions.append(action)
@@ -70,14 +87,15 @@ def play(env_name: str, agents: list, seed: int) -> tuple[list[int], list[int]]:
 def test_heuristic_plays_only_legal_actions(env_name: str) -> None:
     from tabletop_rl.baselines.agents import RandomAgent
 
-    for seed in range(3):
+    for seed in range(LEGALITY_GAMES[env_name]):
         heuristic = _heuristic(env_name, np.random.default_rng(seed))
         other = RandomAgent(np.random.default_rng(100 + seed))
         seats = [heuristic, other] if seed % 2 == 0 else [other, heuristic]
         winners, actions = play(env_name, seats, seed)
         assert actions and winners and set(winners) <= {0, 1}
     heuristics = [_heuristic(env_name, np.random.default_rng(s)) for s in (7, 8)]
-    play(env_name, heuristics, 7)
+    _, actions = play(env_name, heuristics, 7, max_steps=120)
+    assert actions
 
 
 @pytest.mark.parametrize("env_name", sorted(AGENTS))
@@ -88,7 +106,7 @@ def test_heuristic_is_deterministic_given_its_seed(env_name: str) -> None:
             _heuristic(env_name, np.random.default_rng(11)),
             _greedy(env_name, np.random.default_rng(12)),
         ]
-        runs.append(play(env_name, seats, 5))
+        runs.append(play(env_name, seats, 5, max_steps=60))
     assert runs[0] == runs[1]
 
 

@@ -1,0 +1,380 @@
+"""A scripted Qwirkle player: greedy's moves, judged with the strategy tips of seed 001.
+
+The greedy agent (issue 2) plays the move that scores most this turn. This agent considers
+the same complete set of legal moves (the rules engine's :func:`legal_moves`; on the first
+turn every start row) and every exchange, and values each one as
+
+    points this turn (+ the end bonus when the move empties the hand for good)
+    + value of the tiles kept in hand (the *leave*)
+    - expected points handed to the next player through lines of five
+    + expected points of a line of five we can complete ourselves next turn.
+
+- **Lines of five** (seed 001: "Sei vorsichtig mit Reihen aus 5 Steinen"). A line of five
+  misses exactly one tile kind. If a move leaves such a line (the main line or a cross line)
+  and the missing tile fits on one of its open ends, the next player completes it for a
+  Qwirkle (12 points) if they hold a copy. The agent counts the copies it cannot see
+  (``view.unseen``: 3 minus the copies on the board and in its own hand; seed 001's tip:
+  "Liegen schon alle 3 roten Kreise, kannst du eine rote Reihe ohne Risiko auf 5 Steine
+  bringen") and charges 12 times the probability that the opponent's hand holds one of them
+  (hypergeometric over the unseen tiles). No unseen copy, no risk. If the agent keeps the
+  missing tile itself, the line is a chance of its own for the next turn.
+- **Keep tiles that combine.** The leave is worth a little for every pair of kept tiles that
+  could share a line (same colour or same shape, not identical) and costs something for
+  every duplicate (two identical tiles never share a line) and for every kept tile that fits
+  nowhere on the board.
+- **Several lines.** A move that builds several lines at once already scores each of them;
+  the leave value breaks ties between equal scores toward keeping good tiles.
+- **Exchange wisely.** Exchanging scores nothing this turn, so it wins only when every move
+  is poor and the hand is poor: each possible exchange is valued by the leave of the tiles
+  it keeps plus the expected value of fresh tiles, and compared with the best move.
+
+A turn is emitted as the environment's sub-actions: the tiles of the chosen move one by one
+in the engine's order (every prefix a legal move), then the end-turn action. Ties between
+equal values are broken by the agent's generator; the agent is deterministic given its seed.
+
+>>> import numpy as np
+>>> from tabletop_rl.envs import qwirkle_v0
+>>> env = qwirkle_v0.raw_env()
+>>> env.reset(seed=1)
+>>> agent = QwirkleHeuristicAgent(np.random.default_rng(0))
+>>> obs = env.observe(env.agent_selection)
+>>> action = agent.act(obs, env.public_view(env.agent_selection))
+>>> bool(obs["action_mask"][action])
+True
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.envs.qwirkle.board import QWIRKLE_BONUS, QWIRKLE_LENGTH, line_fits, run_tiles
+from tabletop_rl.envs.qwirkle.game import CENTRE, END_BONUS
+from tabletop_rl.envs.qwirkle.moves import extensions, first_turn_moves, legal_moves
+from tabletop_rl.envs.qwirkle.tiles import HAND_SIZE, Tile
+
+Move = tuple[tuple[int, int, Tile], ...]
+
+
+@dataclass(frozen=True)
+class QwirkleWeights:
+    """Weights of a move's value (see the module docstring)."""
+
+    risk: float = 1.0
+    """Multiplies the expected Qwirkle points a line of five hands to the next player."""
+    chance: float = 0.5
+    """Multiplies the expected Qwirkle points of a line of five we can complete next turn."""
+    pair: float = 0.5
+    """Value of each pair of kept tiles that could share a line."""
+    duplicate: float = 1.0
+    """Cost of each kept tile identical to another kept tile."""
+    dead: float = 0.5
+    """Cost of each kept tile that fits on no open cell of the board."""
+    fresh: float = 0.6
+    """Expected leave value of each tile drawn from the bag (for exchanges)."""
+    exchange_margin: float = 1.0
+    """An exchange must beat the best move by this much."""
+    reply: float = 0.0
+    """Multiplies the expected best score of the next player through our new tiles."""
+    reply_samples: int = 6
+    """Opponent hands sampled from the unseen tiles to estimate that reply."""
+    reply_top: int = 6
+    """How many of the best moves (by the other terms) get the reply estimate."""
+
+
+def _line_tiles(tiles: Mapping, placed: Mapping, r: int, c: int, dr: int, dc: int) -> list[Tile]:
+    return run_tiles(tiles, placed, r, c, dr, dc)[0]
+
+
+def missing_tile(line: Sequence[Tile]) -> Tile:
+    """The one tile kind that completes a valid line of five.
+
+    >>> from tabletop_rl.envs.qwirkle.tiles import parse_tile, tile_name
+    >>> tile_name(missing_tile([parse_tile(c) for c in "Ro Rx Rd Rs Rt".split()]))
+    'Rc'
+    >>> tile_name(missing_tile([parse_tile(c) for c in "Ro Oo Yo Go Po".split()]))
+    'Bo'
+    """
+    colours = {t // 6 for t in line}
+    if len(colours) == 1:
+        (colour,) = colours
+        (shape,) = set(range(6)) - {t % 6 for t in line}
+        return colour * 6 + shape
+    (shape,) = {t % 6 for t in line}
+    (colour,) = set(range(6)) - colours
+    return colour * 6 + shape
+
+
+def holds_probability(copies: int, unseen: int, hand: int) -> float:
+    """Probability that a hand of ``hand`` tiles drawn from ``unseen`` holds one of ``copies``.
+
+    >>> holds_probability(0, 50, 6), round(holds_probability(3, 50, 6), 3)
+    (0.0, 0.324)
+    """
+    if copies <= 0 or hand <= 0 or unseen <= 0:
+        return 0.0
+    hand = min(hand, unseen)
+    return 1.0 - comb(unseen - copies, hand) / comb(unseen, hand)
+
+
+def hot_cells(tiles: Mapping, placed: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Empty cells where a move can build on the tiles ``placed`` (already in ``tiles``):
+    the ends of every line through them and their empty neighbours."""
+    out = set()
+    for r, c in placed:
+        for dr, dc in ((0, 1), (1, 0)):
+            _, low, high = run_tiles(tiles, {}, r, c, dr, dc)
+            out.add(low)
+            out.add(high)
+        for cell in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if cell not in tiles:
+                out.add(cell)
+    return out
+
+
+def best_score_through(board: Any, hand: Sequence[Tile], cells: set) -> int:
+    """Most points a move of ``hand`` on ``board`` scores that places a tile on ``cells``."""
+    tiles = board.tiles
+    anchors = board.anchors
+    counts = Counter(hand)
+    hand_mask = 0
+    for t in counts:
+        hand_mask |= 1 << t
+    seen: set[frozenset] = set()
+    best = 0
+
+    def grow(placed: dict, left: Counter) -> None:
+        nonlocal best
+        for cell, fit in extensions(tiles, placed):
+            fit &= hand_mask
+            while fit:
+                low_bit = fit & -fit
+                t = low_bit.bit_length() - 1
+                fit ^= low_bit
+                if not left[t]:
+                    continue
+                key = frozenset((*placed.items(), (cell, t)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                placed[cell] = t
+                left[t] -= 1
+                best = max(best, board.score([(r, c, u) for (r, c), u in placed.items()]))
+                grow(placed, left)
+                left[t] += 1
+                del placed[cell]
+
+    for cell in cells:
+        fit = anchors.get(cell, 0) & hand_mask
+        while fit:
+            low_bit = fit & -fit
+            t = low_bit.bit_length() - 1
+            fit ^= low_bit
+            key = frozenset(((cell, t),))
+            if key in seen:
+                continue
+            seen.add(key)
+            best = max(best, board.score([(cell[0], cell[1], t)]))
+            left = Counter(counts)
+            left[t] -= 1
+            grow({cell: t}, left)
+    return best
+
+
+class QwirkleHeuristicAgent:
+    """Greedy's moves judged by leave, lines of five and exchanges (module docstring).
+
+    ``weights`` overrides :class:`QwirkleWeights` (for tuning).
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rng: np.random.Generator, weights: QwirkleWeights | None = None) -> None:
+        self.rng = rng
+        self.weights = weights or QwirkleWeights()
+        self._plan: tuple[Any, Move] | None = None
+
+    # ---------------------------------------------------------------- valuing
+    def leave_value(self, kept: Sequence[Tile], anchors: Mapping | None) -> float:
+        """Value of the tiles kept in hand (pairs that combine, duplicates, dead tiles)."""
+        w = self.weights
+        value = 0.0
+        counts = Counter(kept)
+        kinds = list(counts)
+        for i, a in enumerate(kinds):
+            for b in kinds[i + 1 :]:
+                if a // 6 == b // 6 or a % 6 == b % 6:
+                    value += w.pair
+        value -= w.duplicate * (len(kept) - len(kinds))
+        if anchors is not None and w.dead:
+            fits = 0
+            for mask in anchors.values():
+                fits |= mask
+            value -= w.dead * sum(n for t, n in counts.items() if not fits >> t & 1)
+        return value
+
+    def fives(
+        self, tiles: Mapping, placed: Mapping, kept: Sequence[Tile], view: Any
+    ) -> tuple[float, float]:
+        """(risk, chance): expected Qwirkle points of the lines of five the move leaves
+        for the next player, and for us next turn."""
+        w = self.weights
+        if not (w.risk or w.chance):
+            return 0.0, 0.0
+        seen: set = set()
+        risk = chance = 0.0
+        unseen = view.unseen
+        total_unseen = sum(unseen)
+        nxt = (view.player + 1) % len(view.hand_sizes)
+        opp_hand = view.hand_sizes[nxt]
+        for r, c in placed:
+            for dr, dc in ((0, 1), (1, 0)):
+                line, low, high = run_tiles(tiles, placed, r, c, dr, dc)
+                if len(line) != QWIRKLE_LENGTH - 1 or (low, high) in seen:
+                    continue
+                seen.add((low, high))
+                missing = missing_tile(line)
+                open_end = False
+                for er, ec in (low, high):
+                    main = _line_tiles(tiles, placed, er, ec, dr, dc)
+                    if not line_fits(tuple(sorted(main))) >> missing & 1:
+                        continue
+                    cross = _line_tiles(tiles, placed, er, ec, dc, dr)
+                    if line_fits(tuple(sorted(cross))) >> missing & 1:
+                        open_end = True
+                        break
+                if not open_end:
+                    continue
+                p = holds_probability(unseen[missing], total_unseen, opp_hand)
+                risk += (QWIRKLE_LENGTH + QWIRKLE_BONUS) * p
+                if missing in kept:
+                    chance += (QWIRKLE_LENGTH + QWIRKLE_BONUS) * (1.0 - p)
+        return risk, chance
+
+    def move_value(self, view: Any, move: Move, points: int, anchors: Mapping | None) -> float:
+        """Value of playing ``move`` (scoring ``points``) from the viewer's hand."""
+        w = self.weights
+        kept = list(view.hand)
+        for _, _, t in move:
+            kept.remove(t)
+        value = float(points)
+        if not kept and view.bag_size == 0:
+            value += END_BONUS
+        tiles = view.board.tiles
+        placed = {(r, c): t for r, c, t in move}
+        risk, chance = self.fives(tiles, placed, kept, view)
+        value += w.chance * chance - w.risk * risk
+        value += self.leave_value(kept, anchors)
+        return value
+
+    # --------------------------------------------------------------- planning
+    def _candidates(self, view: Any) -> list[tuple[float, Any]]:
+        """(value, move or exchange mask) of every option at the start of a turn."""
+        w = self.weights
+        hand = list(view.hand)
+        board = view.board
+        out: list[tuple[float, Any]] = []
+        if view.first_turn:
+            for move in first_turn_moves(hand, CENTRE):
+                if any(view.window_cell(r, c) is None for r, c, _ in move):
+                    continue
+                points = len(move) + (QWIRKLE_BONUS if len(move) == QWIRKLE_LENGTH else 0)
+                out.append((self.move_value(view, move, points, None), move))
+            return out
+        anchors = board.anchors
+        moves = []
+        for move in legal_moves(board, hand):
+            if any(view.window_cell(r, c) is None for r, c, _ in move):
+                continue
+            points = board.score(move)
+            moves.append((self.move_value(view, move, points, anchors), move))
+        if w.reply and moves:
+            moves = self._with_replies(view, moves)
+        out.extend(moves)
+        n = view.max_exchange
+        if n:
+            size = len(hand)
+            for m in range(1, 1 << size):
+                swapped = bin(m).count("1")
+                if swapped > n:
+                    continue
+                kept = [hand[s] for s in range(size) if not m >> s & 1]
+                value = self.leave_value(kept, anchors) + w.fresh * swapped - w.exchange_margin
+                out.append((value, m))
+        return out
+
+    def _with_replies(self, view: Any, moves: list[tuple[float, Move]]) -> list[tuple[float, Any]]:
+        """Charge the best moves with the next player's expected best score through the
+        tiles they lay (opponent hands sampled from the unseen tiles)."""
+        w = self.weights
+        pool = [t for t, n in enumerate(view.unseen) for _ in range(n)]
+        nxt = (view.player + 1) % len(view.hand_sizes)
+        size = min(view.hand_sizes[nxt], len(pool))
+        if not pool or not size:
+            return moves
+        hands = [
+            [pool[i] for i in self.rng.choice(len(pool), size=size, replace=False)]
+            for _ in range(w.reply_samples)
+        ]
+        order = sorted(range(len(moves)), key=lambda i: moves[i][0], reverse=True)
+        top = set(order[: w.reply_top])
+        floor = moves[order[min(w.reply_top, len(order)) - 1]][0]
+        out: list[tuple[float, Any]] = []
+        for i, (value, move) in enumerate(moves):
+            if i not in top:
+                # ranked below every move that gets a reply estimate
+                out.append((min(value, floor) - 1e3, move))
+                continue
+            after = view.board.copy()
+            after.lay(list(move))
+            cells = hot_cells(after.tiles, [(r, c) for r, c, _ in move])
+            reply = sum(best_score_through(after, h, cells) for h in hands) / len(hands)
+            out.append((value - w.reply * reply, move))
+        return out
+
+    def _choose(self, scored: list[tuple[float, Any]]) -> Any:
+        best = max(v for v, _ in scored)
+        ties = [o for v, o in scored if v >= best - 1e-9]
+        return ties[0] if len(ties) == 1 else ties[int(self.rng.integers(len(ties)))]
+
+    def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
+        if view is None:
+            raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
+        mask = observation["action_mask"]
+        cells = view.window * view.window
+        end = HAND_SIZE * cells
+        key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
+        laid = view.laid_this_turn
+        if not laid:
+            options = self._candidates(view)
+            if not options:
+                return int(end + (1 << HAND_SIZE))  # pass: nothing else is possible
+            choice = self._choose(options)
+            if isinstance(choice, int):
+                self._plan = None
+                return int(end + choice)
+            self._plan = (key, choice)
+        plan = self._plan
+        if plan is None or plan[0] != key:
+            raise ValueError("QwirkleHeuristicAgent lost its plan for this turn")
+        move = plan[1]
+        step = len(laid)
+        if step == len(move):
+            self._plan = None
+            return int(end)
+        r, c, t = move[step]
+        used = {slot for _, _, slot in laid}
+        slot = next(s for s, h in enumerate(view.hand) if h == t and s not in used)
+        wr, wc = view.window_cell(r, c)
+        action = slot * cells + wr * view.window + wc
+        if not mask[action]:
+            raise ValueError(f"QwirkleHeuristicAgent's planned placement {action} is masked")
+        return int(action)
+
+
+__all__ = ["QwirkleHeuristicAgent", "QwirkleWeights", "holds_probability", "missing_tile"]

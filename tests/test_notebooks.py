@@ -58,6 +58,20 @@ def _small_parameters(name: str, tmp_path: Path) -> dict[str, Any]:
     return small[name]
 
 
+def _execute(name: str, output: Path, parameters: dict[str, Any]) -> None:
+    """Run notebook ``name`` with papermill in the notebooks folder, as a user would."""
+    papermill.execute_notebook(
+        str(NOTEBOOKS_DIR / name),
+        str(output),
+        parameters=parameters,
+        kernel_name="python3",
+        cwd=str(NOTEBOOKS_DIR),
+        progress_bar=False,
+        execution_timeout=300,
+        start_timeout=180,  # the kernel starts slowly on a busy two-core machine
+    )
+
+
 def test_every_notebook_is_generated() -> None:
     stored = sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb"))
     assert stored == NAMES
@@ -87,16 +101,7 @@ def test_stored_notebook_is_clean(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_top_to_bottom(name: str, tmp_path: Path) -> None:
     output = tmp_path / name
-    parameters = _small_parameters(name, tmp_path)
-    papermill.execute_notebook(
-        str(NOTEBOOKS_DIR / name),
-        str(output),
-        parameters=parameters,
-        kernel_name="python3",
-        cwd=str(NOTEBOOKS_DIR),
-        progress_bar=False,
-        execution_timeout=300,
-    )
+    _execute(name, output, _small_parameters(name, tmp_path))
     executed = json.loads(output.read_text(encoding="utf-8"))
     code_cells = [c for c in executed["cells"] if c["cell_type"] == "code"]
     errors = [o for c in code_cells for o in c["outputs"] if o["output_type"] == "error"]
@@ -123,15 +128,8 @@ def _reference_solution() -> Any:
 def test_classroom_notebook_ranks_the_reference_solution(tmp_path: Path) -> None:
     """The teacher's switch: the assignment notebook runs the reference solution too."""
     output = tmp_path / "solution.ipynb"
-    papermill.execute_notebook(
-        str(NOTEBOOKS_DIR / "04_classroom_assignment.ipynb"),
-        str(output),
-        parameters={"games": 2, "legality_games": 3, "use_reference_solution": True},
-        kernel_name="python3",
-        cwd=str(NOTEBOOKS_DIR),
-        progress_bar=False,
-        execution_timeout=300,
-    )
+    parameters = {"games": 2, "legality_games": 3, "use_reference_solution": True}
+    _execute("04_classroom_assignment.ipynb", output, parameters)
     text = output.read_text(encoding="utf-8")
     assert "ranking the reference solution" in text
     assert "lookahead vs greedy" in text

@@ -243,3 +243,9 @@ def test_a_whole_qwirkle_cards_game_in_notation() -> None:
     assert "line 'Q' is unknown" in text and "Not legal" in text
     assert re.search(r"player_0 \(you\): ([ROYGBP][oxdstc]|redraw)", text)
     assert "=== game over ===" in text
+
+
+def test_hint_uses_the_strongest_available_agent() -> None:
+    argv = ["play", "--env", TOY, "--opponents", "random", "--seed", "2", "--hint"]
+    code, text = _play(argv, ["hint", "quit"])
+    assert code == 2 and "hint (mcts): play" in text  # the toy game has no scripted agents

@@ -451,6 +451,94 @@ def quick_split(counts: Sequence[int], hint: Split | None = None) -> Split | Non
     return result
 
 
+def remove_cards(split: Split, cards: Sequence[int]) -> Split | None:
+    """A split of ``split.total - cards`` that takes each removed copy from the line holding
+    it in ``split`` (the colour line first, or else the symbol line first), when every line
+    stays valid; None otherwise (not a proof).
+
+    >>> from .cards import parse_cards
+    >>> s = find_split(parse_cards("Ro Rx Rd Rs"))
+    >>> remove_cards(s, parse_cards("Rs")).total == parse_cards("Ro Rx Rd")
+    True
+    >>> remove_cards(s, parse_cards("Rs Rd")) is None
+    True
+    """
+    for colour_first in (True, False):
+        total = list(split.total)
+        a = list(split.to_colour)
+        touched: set[int] = set()
+        ok = True
+        for k in range(NUM_KINDS):
+            c = cards[k]
+            if not c:
+                continue
+            if c > total[k]:
+                return None
+            from_colour = min(c, a[k]) if colour_first else max(0, c - (total[k] - a[k]))
+            total[k] -= c
+            a[k] -= from_colour
+            if from_colour:
+                touched.add(KIND_LINES[k][0])
+            if c - from_colour:
+                touched.add(KIND_LINES[k][1])
+        for L in touched:
+            size = mult = 0
+            for k in LINE_KINDS[L]:
+                x = a[k] if L < 6 else total[k] - a[k]
+                size += x
+                if x > mult:
+                    mult = x
+            if size and size < 3 * mult:
+                ok = False
+                break
+        if ok:
+            return Split(tuple(total), tuple(a))
+    return None
+
+
+def remove_qwirkle(split: Split, line: int) -> Split | None:
+    """A split of ``split.total`` minus one Qwirkle of ``line`` obtained by taking each of its
+    cards from the line that holds it in ``split`` (``line`` itself when it has a copy),
+    when every line stays valid; None otherwise (not a proof).
+
+    >>> from .cards import parse_cards, parse_line
+    >>> s = find_split(parse_cards("Ro Rx Rd Rs Rt Rc Bs Ys"))
+    >>> remove_qwirkle(s, parse_line("R")) is None  # Bs Ys alone are left
+    True
+    >>> s = find_split(parse_cards("Ro Rx Rd Rs Rt Rc Ro Rx Rd"))
+    >>> remove_qwirkle(s, parse_line("R")).total == parse_cards("Ro Rx Rd")
+    True
+    """
+    total = list(split.total)
+    a = list(split.to_colour)
+    colour_line = line < 6
+    touched = {line}
+    for k in LINE_KINDS[line]:
+        n = total[k]
+        if not n:
+            return None
+        on_colour = a[k]
+        total[k] = n - 1
+        if colour_line:
+            if on_colour:
+                a[k] = on_colour - 1
+            else:
+                touched.add(KIND_LINES[k][1])
+        elif n - on_colour == 0:  # the symbol line holds none: take it from the colour line
+            a[k] = on_colour - 1
+            touched.add(KIND_LINES[k][0])
+    for L in touched:
+        size = mult = 0
+        for k in LINE_KINDS[L]:
+            x = a[k] if L < 6 else total[k] - a[k]
+            size += x
+            if x > mult:
+                mult = x
+        if size and size < 3 * mult:
+            return None
+    return Split(tuple(total), tuple(a))
+
+
 def is_valid_table(cards: Sequence[int]) -> bool:
     """Whether a multiset of cards (36 counts, each 0 to 3) splits into valid rows."""
     if len(cards) == 0:

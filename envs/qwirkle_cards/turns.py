@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from operator import ge
 
 from .cards import LINE_KINDS, NUM_KINDS, NUM_LINES, format_cards, line_name
-from .solver import Split, find_split, quick_split
+from .solver import Split, find_split, quick_split, remove_cards, remove_qwirkle
 
 Counts = tuple[int, ...]
 EMPTY_CARDS: Counts = (0,) * NUM_KINDS
@@ -227,6 +227,7 @@ class TurnBuilder:
 
     def _reset_witnesses(self) -> None:
         self._witnesses: list[list[int]] = []  # playable P's found under the current takes
+        self._witness_splits: list[tuple[list[int], Split]] = []  # with their splits
         self._dead: set[int] = set()  # kinds that can no longer join a playable P
 
     # ----------------------------------------------------------------- queries
@@ -250,9 +251,12 @@ class TurnBuilder:
                     out[k] -= times
         return out
 
-    def _witness(self, required: Sequence[int], taken: Sequence[int]) -> list[int] | None:
+    def _witness(
+        self, required: Sequence[int], taken: Sequence[int], new_line: int | None = None
+    ) -> tuple[list[int], Split] | None:
         """Some non-empty ``P`` within the hand, containing ``required``, such that
-        ``table + P - taken`` is valid with no negative count; None if there is none."""
+        ``table + P - taken`` is valid with no negative count, with a split of that multiset;
+        None if there is none. ``new_line``: ``taken`` is the current takes plus this line."""
         base = self._base(taken)
         req = list(required)
         for k in range(NUM_KINDS):
@@ -267,30 +271,41 @@ class TurnBuilder:
         if any(req):
             split = quick_split(fixed, hint)
             if split is not None:
-                return req
+                return req, split
             split = find_split(fixed, optional, hint=hint)
             if split is None:
                 return None
-            return [r + t - f for r, t, f in zip(req, split.total, fixed, strict=True)]
-        # nothing required yet: some card must still be played. If the table without the
-        # Qwirkles is valid, a single card that joins it cheaply usually answers; else one
-        # search, which uses as many extras as it can; if that finds only the empty P, each
-        # card in turn.
-        bare = find_split(fixed, hint=hint)
+            return [r + t - f for r, t, f in zip(req, split.total, fixed, strict=True)], split
+        # nothing required yet: some card must still be played. First the new Qwirkle as a
+        # row of a known arrangement: of a playable selection (which is then the witness) or
+        # of the table (then a single card that joins the rest cheaply usually answers);
+        # else one search, which uses as many extras as it can; if that finds only the
+        # empty P, each card in turn.
+        bare = None
+        if new_line is not None:
+            for w, wsplit in self._witness_splits:
+                found = remove_qwirkle(wsplit, new_line)
+                if found is not None:
+                    return list(w), found
+            if not any(self.taken) and hint is not None:
+                bare = remove_qwirkle(hint, new_line)
+        if bare is None:
+            bare = find_split(fixed, hint=hint)
         if bare is not None:
             for k in self._hand_kinds:
                 if optional[k]:
                     one = list(fixed)
                     one[k] += 1
-                    if quick_split(tuple(one), bare) is not None:
+                    split = quick_split(tuple(one), bare)
+                    if split is not None:
                         req[k] = 1
-                        return req
+                        return req, split
         split = find_split(fixed, optional, hint=hint)
         if split is None:
             return None
         extra = [t - f for t, f in zip(split.total, fixed, strict=True)]
         if any(extra):
-            return extra
+            return extra, split
         for k in self._hand_kinds:
             if not optional[k]:
                 continue
@@ -300,7 +315,7 @@ class TurnBuilder:
             rest[k] -= 1
             split = find_split(tuple(one), tuple(rest))
             if split is not None:
-                return [t - f for t, f in zip(split.total, fixed, strict=True)]
+                return [t - f for t, f in zip(split.total, fixed, strict=True)], split
         return None
 
     def can_play(self, kind: int) -> bool:
@@ -322,11 +337,12 @@ class TurnBuilder:
         for w in self._witnesses:
             if all(map(ge, w, need)):
                 return True
-        witness = self._witness(need, self.taken)
-        if witness is None:
+        found = self._witness(need, self.taken)
+        if found is None:
             self._dead.add(kind)
             return False
-        self._witnesses.append(witness)
+        self._witnesses.append(found[0])
+        self._witness_splits.append(found)
         return True
 
     def can_play_any(self) -> bool:
@@ -358,7 +374,7 @@ class TurnBuilder:
         if key not in self._take_cache:
             base = self._base(taken)
             possible = all(base[k] + self.hand[k] >= 0 for k in LINE_KINDS[line])
-            witness = self._witness([0] * NUM_KINDS, taken) if possible else None
+            witness = self._witness([0] * NUM_KINDS, taken, line) if possible else None
             self._take_cache[key] = witness is not None
         return self._take_cache[key]
 
@@ -369,8 +385,13 @@ class TurnBuilder:
         if self.first_turn:
             L = self._start_complete_line()
             return L is not None and (self._start_size < 6 or self.taken[L] == 1)
-        if any(w == self.played for w in self._witnesses):
-            return True  # a witness found for the last card played is exactly this selection
+        played = self.played
+        for w, wsplit in self._witness_splits:
+            # a playable selection containing this one: drop the extra cards from its rows
+            if all(map(ge, w, played)):
+                extra = [x - p for x, p in zip(w, played, strict=True)]
+                if not any(extra) or remove_cards(wsplit, extra) is not None:
+                    return True
         after = self._base(self.taken)
         for k in self._hand_kinds:
             after[k] += self.played[k]

@@ -257,8 +257,11 @@ class QwirkleCardsGame:
         if s.hands[s.to_move][kind] - s.played[kind] < 1:
             return f"no {name} left in the hand"
         if s.first_turn:
+            if largest_sets(s.hands[s.to_move])[0] == 6 and not any(s.taken):
+                return "a 6-card start row is a Qwirkle: take it (its take action) first"
             return f"{name} is not part of a largest set with the cards played so far"
-        return f"no valid table can be reached with {name} and the cards played so far"
+        taken = " with the Qwirkles taken" if any(s.taken) else ""
+        return f"no valid table can be reached with {name} and the cards played so far{taken}"
 
     def take_qwirkle(self, line: int) -> int:
         """Take a Qwirkle of ``line``; returns the points (1) for ``reward="score"``."""

@@ -82,6 +82,8 @@ PROGRESS_FIELDS = [
     "update_time_s",
     "win_rate",
 ]
+RESUME_MAY_CHANGE = ("total_steps", "progress_bar", "run_dir")
+"""Config keys that may differ from the checkpoint's when resuming (a run may be moved)."""
 EVAL_FIELDS = ["update", "global_step", "opponent", "games", "win_rate", "ci_low", "ci_high"]
 
 
@@ -152,12 +154,12 @@ def train(
         changed = [
             k
             for k, v in config_to_dict(cfg).items()
-            if k not in ("total_steps", "progress_bar") and config_to_dict(saved)[k] != v
+            if k not in RESUME_MAY_CHANGE and config_to_dict(saved)[k] != v
         ]
         if changed:
             raise ConfigError(
                 f"--resume with a config that differs from the run's in {changed}; "
-                "only total_steps and progress_bar may change"
+                f"only {', '.join(RESUME_MAY_CHANGE)} may change"
             )
     elif ckpt_file.exists():
         raise ConfigError(

@@ -14,6 +14,7 @@ from .errors import ConfigError
 
 # Environment name -> module (relative to tabletop_rl.envs) that defines env() and raw_env.
 _ENV_MODULES: dict[str, str] = {
+    "qwirkle_v0": "qwirkle_v0",
     "liniell_v0": "liniell_v0",
     "qwirkle_cards_v0": "qwirkle_cards_v0",
 }

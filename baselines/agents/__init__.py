@@ -23,6 +23,9 @@ _AGENTS: dict[tuple[str, str], str] = {
     ("qwirkle_v0", "greedy"): "qwirkle:QwirkleGreedyAgent",
     ("liniell_v0", "greedy"): "liniell:LiniellGreedyAgent",
     ("liniell_v0", "heuristic"): "liniell_heuristic:LiniellHeuristicAgent",
+    ("qwirkle_cards_v0", "greedy"): "qwirkle_cards:QwirkleCardsGreedyAgent",
+    ("qwirkle_cards_v0", "heuristic"): "qwirkle_cards_heuristic:QwirkleCardsHeuristicAgent",
+    ("qwirkle_v0", "heuristic"): "qwirkle_heuristic:QwirkleHeuristicAgent",
 }
 
 

@@ -557,6 +557,10 @@ class raw_env(TabletopAECEnv):
     def _winners(self) -> list[int]:
         return self.state.winners()
 
+    def final_scores(self) -> list[float]:
+        """Every seat's provisional score (as if the game ended now; final once it is over)."""
+        return [float(s.points) for s in self.state.scores()]
+
     def public_view(self, agent: str) -> Game:
         """A copy of the game whose stack is sorted: everything but the stack order.
 

@@ -446,6 +446,10 @@ class raw_env(TabletopAECEnv):
     def _winners(self) -> list[int]:
         return self.state.winners()
 
+    def final_scores(self) -> list[float]:
+        """Every seat's Qwirkles so far (the final scores once the game is over)."""
+        return [float(sum(q)) for q in self.state.state.qwirkles]
+
     def _player_info(self, player: int) -> dict[str, Any]:
         return {}
 

@@ -363,7 +363,7 @@ class raw_env(TabletopAECEnv):
         self._planes = np.zeros_like(self._planes)
         self._laid_count = np.zeros(NUM_KINDS, dtype=np.int64)
         self._lost = [0] * self.num_players
-        self._fit_cache: tuple[np.ndarray, int] | None = None
+        self._fit_cache: np.ndarray | None = None
         self._start_sets = largest_sets(state.hand)
         self._start_tiles = frozenset().union(*self._start_sets)
         return state
@@ -418,21 +418,15 @@ class raw_env(TabletopAECEnv):
 
     def _start_of_turn_mask(self, mask: np.ndarray) -> bool:
         """Single placements from the anchors; ``True`` if any lies in the window."""
-        planes, any_fit = self._fit_planes()
         hand = self.state.hand
-        placed_any = False
-        for t in hand:
-            if any_fit >> t & 1:
-                placed_any = True
-                break
-        if placed_any:
-            mask[: len(hand) * self._cells] = planes[hand].reshape(-1)
-        return placed_any
+        part = mask[: len(hand) * self._cells]
+        part[:] = self._fit_planes()[hand].reshape(-1)
+        return bool(part.any())
 
-    def _fit_planes(self) -> tuple[np.ndarray, int]:
-        """Per tile kind, the window cells where it may be placed alone; cached per board.
+    def _fit_planes(self) -> np.ndarray:
+        """Per tile kind, the window cells where it may be placed alone (``(36, W, W)`` int8).
 
-        Returns the ``(36, W, W)`` int8 planes and the mask of kinds that fit anywhere.
+        Built from the board's anchors after a recentring, then kept up to date cell by cell.
         """
         if self._fit_cache is None:
             r0, c0 = self._origin
@@ -440,20 +434,30 @@ class raw_env(TabletopAECEnv):
             rows: list[int] = []
             cols: list[int] = []
             fits: list[int] = []
-            any_fit = 0
             for (r, c), fit in self.state.board.anchors.items():
                 wr, wc = r - r0, c - c0
                 if fit and 0 <= wr < w and 0 <= wc < w:
                     rows.append(wr)
                     cols.append(wc)
                     fits.append(fit)
-                    any_fit |= fit
             planes = np.zeros((NUM_KINDS, w, w), dtype=np.int8)
             if fits:
                 bits = (np.array(fits, dtype=np.int64)[:, None] >> _KINDS) & 1
                 planes[:, rows, cols] = bits.T
-            self._fit_cache = (planes, any_fit)
+            self._fit_cache = planes
         return self._fit_cache
+
+    def _update_fit_planes(self, cells: set[Cell]) -> None:
+        """Refresh the cached fit planes on ``cells`` (anchors changed by a placement)."""
+        planes = self._fit_cache
+        anchors = self.state.board.anchors
+        r0, c0 = self._origin
+        w = self.window
+        for r, c in cells:
+            wr, wc = r - r0, c - c0
+            if 0 <= wr < w and 0 <= wc < w:
+                fit = anchors.get((r, c), 0)
+                planes[:, wr, wc] = (fit >> _KINDS) & 1 if fit else 0  # type: ignore[index]
 
     def _extension_mask(self, mask: np.ndarray, tiles: Any, start_sets: Any = None) -> None:
         hand = self.state.hand
@@ -555,19 +559,35 @@ class raw_env(TabletopAECEnv):
         planes[OCCUPIED_PLANE, wr, wc] = 1.0
 
     def _new_turn(self, moved: bool) -> None:
-        """Recentre the window on the laid area and count moves it cannot show."""
+        """Keep the window on the laid area and count moves it cannot show.
+
+        The window is recentred on the laid area's bounding box only when that box comes
+        within ``MARGIN`` cells of an edge, so while it holds the box with a 5-cell margin
+        nothing moves (and nothing can be hidden); otherwise it is centred on the box. The
+        board planes and the per-kind fit planes are updated in place between recentrings.
+        """
         state = self.state
         if moved:
-            self._fit_cache = None
-            r0, c0, r1, c1 = state.board.bounds()
-            half = self.window // 2
-            origin = ((r0 + r1) // 2 - half, (c0 + c1) // 2 - half)
             self._planes[LAID_PLANE] = 0.0
-            if origin != self._origin:
-                self._origin = origin
-                self._planes[:] = 0.0
-                for (r, c), t in state.board.items():
-                    self._paint(r - origin[0], c - origin[1], t)
+            r0, c0, r1, c1 = state.board.bounds()
+            o0, o1 = self._origin
+            w = self.window
+            if not (
+                r0 - MARGIN >= o0
+                and c0 - MARGIN >= o1
+                and r1 + MARGIN < o0 + w
+                and c1 + MARGIN < o1 + w
+            ):
+                half = w // 2
+                origin = ((r0 + r1) // 2 - half, (c0 + c1) // 2 - half)
+                if origin != self._origin:
+                    self._origin = origin
+                    self._fit_cache = None
+                    self._planes[:] = 0.0
+                    for (r, c), t in state.board.items():
+                        self._paint(r - origin[0], c - origin[1], t)
+            if self._fit_cache is not None:
+                self._update_fit_planes(state.changed_cells)
         if state.finished:
             return
         lost = self.lost_moves()
@@ -654,6 +674,10 @@ class raw_env(TabletopAECEnv):
     # ------------------------------------------------------------- extras
     def _winners(self) -> list[int]:
         return self.state.winners()
+
+    def final_scores(self) -> list[float]:
+        """Every seat's points so far (the final scores once the game is over)."""
+        return [float(s) for s in self.state.scores]
 
     def _player_info(self, player: int) -> dict[str, Any]:
         return {"lost_moves": self._lost[player] if self.state is not None else 0}

@@ -151,3 +151,20 @@ def test_single_agent_wrapper_illegal_action_modes(name: str) -> None:
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError, match="is illegal"):
         strict.step(bad)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_final_scores_agree_with_the_winners(name: str) -> None:
+    for seed in range(4):
+        env = make(name, raw=True)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not (any(env.terminations.values()) or any(env.truncations.values())):
+            env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+        scores = env.final_scores()
+        assert len(scores) == env.num_players
+        if any(env.terminations.values()):
+            best = max(scores)
+            assert {env.possible_agents.index(a) for a in env.winners()} <= {
+                i for i, s in enumerate(scores) if s == best
+            }

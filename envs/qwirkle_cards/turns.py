@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from operator import ge
+from operator import ge, le
 
 from .cards import LINE_KINDS, NUM_KINDS, NUM_LINES, format_cards, line_name
 from .solver import Split, find_split, quick_split, remove_cards, remove_qwirkle
@@ -267,7 +267,7 @@ class TurnBuilder:
                 return None
         fixed = tuple(b + r for b, r in zip(base, req, strict=True))
         optional = tuple(h - r for h, r in zip(self.hand, req, strict=True))
-        hint = self._hint()
+        hint = self._hint() if new_line is not None else self._closest_split(req)
         if any(req):
             split = quick_split(fixed, hint)
             if split is not None:
@@ -317,6 +317,18 @@ class TurnBuilder:
             if split is not None:
                 return [t - f for t, f in zip(split.total, fixed, strict=True)], split
         return None
+
+    def _closest_split(self, cards: Sequence[int]) -> Split | None:
+        """The split of the largest known playable selection within ``cards`` (under the
+        current takes), else of the table: the nearest start for a local search."""
+        best = None
+        size = -1
+        for w, wsplit in self._witness_splits:
+            if all(map(le, w, cards)):
+                n = sum(w)
+                if n > size:
+                    best, size = wsplit, n
+        return best if best is not None else self._hint()
 
     def can_play(self, kind: int) -> bool:
         """Whether playing one card of ``kind`` keeps the turn completable."""
@@ -397,7 +409,7 @@ class TurnBuilder:
             after[k] += self.played[k]
         if min(after) < 0:
             return False
-        return find_split(tuple(after), hint=self._hint()) is not None
+        return find_split(tuple(after), hint=self._closest_split(played)) is not None
 
     def legal(self) -> tuple[list[int], list[int], bool]:
         """All legal sub-actions at once: kinds playable, lines takeable, whether the turn

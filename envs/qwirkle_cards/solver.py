@@ -387,7 +387,9 @@ def _local_search(counts: tuple[int, ...], hint: Split | None) -> Split | None:
 
 
 _CACHE: dict[tuple[bytes, bytes], Split | None] = {}
-_CACHE_LIMIT = 200_000
+_CACHE_LIMIT = 20_000
+"""Entries kept before the cache is emptied (a few megabytes; hits come mostly from the
+queries of one turn, so a small cache loses little)."""
 _NO_OPTIONAL = (0,) * NUM_KINDS
 
 

@@ -234,8 +234,19 @@ class ArenaConfig:
     players: int = 2
     seed: int = 0
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    agent_games: dict[str, int] = field(default_factory=dict)
+    """Fewer games for the tables of a slow agent: ``{"mcts": 100}`` plays at most 100 games
+    at every table where ``mcts`` sits (``--agent-games mcts=100``)."""
 
     def __post_init__(self) -> None:
+        for agent, n in self.agent_games.items():
+            if agent not in self.agents:
+                raise ConfigError(
+                    f"agent_games names {agent!r}, which is not playing; agents: "
+                    + ", ".join(self.agents)
+                )
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise ConfigError(f"agent_games[{agent!r}] must be a positive int, got {n!r}")
         if len(set(self.agents)) != len(self.agents):
             raise ConfigError(f"an agent is listed twice: {list(self.agents)}")
         if len(self.agents) < 2:
@@ -250,6 +261,12 @@ class ArenaConfig:
         data["agents"] = list(self.agents)
         return data
 
+    def games_at(self, table: Sequence[str]) -> int:
+        """Games to play at ``table``: ``games``, or less if a slow agent sits there."""
+        return min(
+            [self.games, *(self.agent_games[a] for a in set(table) if a in self.agent_games)]
+        )
+
 
 def schedule(config: ArenaConfig) -> list[GameTask]:
     """All games of a run, each with its seeds (derived from the run seed and game id)."""
@@ -257,7 +274,7 @@ def schedule(config: ArenaConfig) -> list[GameTask]:
     game_id = 0
     for t, table in enumerate(tables(config.agents, config.players)):
         orders = seat_orders(table)
-        for g in range(config.games):
+        for g in range(config.games_at(table)):
             state = np.random.SeedSequence([config.seed, game_id]).generate_state(
                 1 + config.players
             )
@@ -621,11 +638,17 @@ def summarize(config: ArenaConfig, records: Sequence[dict[str, Any]]) -> dict[st
             f"{missing_scores} of {total} games have no final scores (the environment has no "
             "final_scores()); mean score and margin omit them"
         )
-    if config.games % n_seats:
+    unbalanced = sorted(
+        {config.games_at(t) for t in tables(config.agents, n_seats)} if n_seats else set()
+    )
+    if any(g % n_seats for g in unbalanced):
         notes.append(
-            f"--games={config.games} is not a multiple of {n_seats} players: seats are not "
-            "exactly balanced"
+            f"games per table ({', '.join(map(str, unbalanced))}) are not all a multiple of "
+            f"{n_seats} players: seats are not exactly balanced"
         )
+    if config.agent_games:
+        limits = ", ".join(f"{a}: {n}" for a, n in config.agent_games.items())
+        notes.append(f"fewer games at the tables of slow agents ({limits} per table)")
     if forfeits:
         notes.append(f"{forfeits} games ended by an illegal action (a forfeit)")
     if truncated:

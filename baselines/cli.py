@@ -37,9 +37,19 @@ def _env_kwargs(items: Sequence[str]) -> dict[str, object]:
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise argparse.ArgumentTypeError(f"--env-arg wants KEY=VALUE, got {item!r}")
+            raise ValueError(f"--env-arg wants KEY=VALUE, got {item!r}")
         kwargs[key] = _parse_value(value)
     return kwargs
+
+
+def _agent_games(items: Sequence[str]) -> dict[str, int]:
+    limits: dict[str, int] = {}
+    for item in items:
+        agent, eq, value = item.rpartition("=")
+        if not eq or not agent or not value.isdigit():
+            raise ValueError(f"--agent-games wants AGENT=N, got {item!r}")
+        limits[agent] = int(value)
+    return limits
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--workers", type=int, default=2, help="worker processes")
     arena.add_argument("--out", default=None, help="output folder (default arena/ENV_Np)")
     arena.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
+    arena.add_argument(
+        "--agent-games",
+        action="append",
+        default=[],
+        metavar="AGENT=N",
+        help="at most N games at each table of a slow agent, e.g. mcts=100",
+    )
     arena.add_argument("--fresh", action="store_true", help="discard a previous run in --out")
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -119,6 +136,7 @@ def _arena(args: argparse.Namespace, out: TextIO) -> int:
         players=args.players,
         seed=args.seed,
         env_kwargs=_env_kwargs(args.env_arg),
+        agent_games=_agent_games(args.agent_games),
     )
     folder = Path(args.out or f"arena/{args.env}_{args.players}p")
     run = run_arena(

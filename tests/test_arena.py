@@ -328,3 +328,22 @@ def test_arena_command(tmp_path: Path) -> None:
     assert "0 games played now, 4 in all" in out.getvalue()
     bad = ["arena", "--env", TOY, "--agents", "random", "--games", "2", "--out", str(tmp_path)]
     assert cli_main(bad, stdout=io.StringIO()) == 2  # one agent only: a clear error
+    limited = [*argv[:8], "--workers", "1", "--no-progress", "--out", str(tmp_path / "lim")]
+    limited.append("--agent-games")
+    assert cli_main([*limited, "mcts:simulations=4=2"], stdout=io.StringIO()) == 0
+    assert len(read_records(tmp_path / "lim" / "games.jsonl")) == 2
+    assert cli_main([*limited, "mcts"], stdout=io.StringIO()) == 2
+
+
+def test_slow_agents_play_fewer_games_with_seats_still_balanced() -> None:
+    config = ArenaConfig(env=TOY, agents=("a", "b", "slow"), games=6, agent_games={"slow": 2})
+    per_table = Counter(tuple(sorted(t.seats)) for t in schedule(config))
+    assert per_table == {("a", "b"): 6, ("a", "slow"): 2, ("b", "slow"): 2}
+    seats = Counter((t.seats[0], t.seats[1]) for t in schedule(config))
+    assert seats[("a", "slow")] == seats[("slow", "a")] == 1
+    with pytest.raises(ConfigError, match="not playing"):
+        ArenaConfig(env=TOY, agents=("a", "b"), games=2, agent_games={"c": 1})
+    with pytest.raises(ConfigError, match="positive int"):
+        ArenaConfig(env=TOY, agents=("a", "b"), games=2, agent_games={"a": 0})
+    notes = " ".join(summarize(config, [])["notes"])
+    assert "fewer games at the tables of slow agents (slow: 2 per table)" in notes

@@ -286,8 +286,86 @@ class TabletopAECEnv(AECEnv):
         pass
 
 
+# Attributes read on every step of an agent loop (``last()``, ``agent_iter()``). PettingZoo's
+# wrappers forward them through one ``__getattr__`` per wrapper layer, which costs more than a
+# step of a small game; the wrappers below read them from the raw env directly instead.
+_HOT_ATTRIBUTES = (
+    "agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "possible_agents",
+)
+
+
+def _direct(name: str, before_reset_error: bool) -> property:
+    if before_reset_error and name != "possible_agents":
+
+        def get(self: Any) -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw_env, name)
+
+    else:
+
+        def get(self: Any) -> Any:
+            return getattr(self._raw_env, name)
+
+    return property(get, doc=f"``{name}`` of the raw environment")
+
+
+def _with_direct_reads(cls: type, before_reset_error: bool = False) -> type:
+    """A subclass of PettingZoo wrapper ``cls`` that reads the hot attributes directly."""
+
+    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw_env = env.unwrapped
+        cls.__init__(self, env, *args, **kwargs)
+
+    namespace: dict[str, Any] = {
+        name: _direct(name, before_reset_error) for name in _HOT_ATTRIBUTES
+    }
+    namespace["__init__"] = __init__
+    namespace["__doc__"] = cls.__doc__
+    return type(cls.__name__, (cls,), namespace)
+
+
+_TerminateIllegal = _with_direct_reads(wrappers.TerminateIllegalWrapper)
+
+
+class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
+    """PettingZoo's AssertOutOfBoundsWrapper with an integer range test in place of
+    ``Discrete.contains`` (which builds ``np.iinfo`` on every call); same verdicts."""
+
+    def step(self, action: Any) -> None:
+        raw = self._raw_env
+        agent = raw.agent_selection
+        if action is None:
+            ok = raw.terminations[agent] or raw.truncations[agent]
+        else:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action.item() if np.issubdtype(action.dtype, np.integer) else action
+            ok = (
+                isinstance(action, int | np.integer)
+                and not isinstance(action, bool)
+                and 0 <= action < raw.info.num_actions
+            )
+        assert ok, "action is not in action space"
+        wrappers.BaseWrapper.step(self, action)
+
+
+_OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, before_reset_error=True)
+
+
 def wrap(raw: TabletopAECEnv) -> AECEnv:
-    """PettingZoo classic's standard wrappers: illegal action ends the game with -1."""
-    env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    """PettingZoo classic's standard wrappers: an illegal action ends the game with -1.
+
+    These are PettingZoo's own ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper``, subclassed only so that the attributes an agent loop reads every
+    step come straight from the raw environment (same values, fewer indirections).
+    """
+    env: AECEnv = _TerminateIllegal(raw, illegal_reward=-1)
+    env = _AssertOutOfBounds(env)
+    return _OrderEnforcing(env)

@@ -227,7 +227,7 @@ def test_summary_notes_missing_scores_and_perfect_records() -> None:
     notes = " ".join(summary["notes"])
     assert "no final scores" in notes
     assert "won every comparison" in notes
-    assert "not a multiple" in notes
+    assert "not all a multiple of 2 players" in notes
     assert {r["agent"]: r["mean_score"] for r in summary["agents"]} == {
         "random": None,
         "strong": None,

@@ -5,7 +5,9 @@
 ``--players`` agents (three or four players; with fewer agents than seats, every multiset of
 agents that seats each of them at least once). Within a pairing or table the seat orders
 cycle through every rotation of every arrangement, so when ``--games`` is a multiple of the
-number of players every agent plays every seat equally often.
+number of players every agent plays every seat equally often. ``--agent-games mcts=100``
+plays at most 100 games at every table where a slow agent sits (the ratings still use all
+games).
 
 Every game has its own seeds (the environment's and one per seat), derived from ``--seed``
 and the game's id, so results do not depend on the number of workers or the order in which

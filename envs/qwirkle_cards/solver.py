@@ -163,6 +163,8 @@ def _search(
 
     With a ``hint`` (a split of a nearby multiset) each kind first tries the hint's choice.
     """
+    fixed = [int(x) for x in fixed]
+    optional = [int(x) for x in optional]
     bounds = _propagate(fixed, optional)
     if bounds is None:
         return None
@@ -230,19 +232,23 @@ def _search(
         steps.append(
             (a, b, pot[a], pot[b], last_pos[a] == i, last_pos[b] == i, cap3[a], cap3[b], opts)
         )
-    failed: set[tuple] = set()
+    # a line's state is 4 x its count + its multiplicity (< 64); the whole state is packed
+    # into one int, 6 bits per line, so that failed (position, state) pairs are cheap to keep
+    failed: set[int] = set()
     chosen: list[tuple[int, int, int]] = [(0, 0, 0)] * ncell
-    sig = [0] * NUM_LINES
-    mx = [0] * NUM_LINES
+    st = [0] * NUM_LINES
 
-    def rec(i: int) -> bool:
+    def rec(i: int, packed: int) -> bool:
         if i == ncell:
             return True
-        key = (i, *sig, *mx)
+        key = packed * 64 + i
         if key in failed:
             return False
         la, lb, ra, rb, ca, cb, capa, capb, opts = steps[i]
-        sa, ma, sb, mb = sig[la], mx[la], sig[lb], mx[lb]
+        code_a, code_b = st[la], st[lb]
+        sa, ma = code_a >> 2, code_a & 3
+        sb, mb = code_b >> 2, code_b & 3
+        shift_a, shift_b = 6 * la, 6 * lb
         for opt in opts:
             _n, a, b = opt
             if a:
@@ -270,15 +276,20 @@ def _search(
                     continue
                 if cb:
                     nsb = nmb = 0
-            sig[la], mx[la], sig[lb], mx[lb] = nsa, nma, nsb, nmb
+            new_a = nsa * 4 + nma
+            new_b = nsb * 4 + nmb
+            st[la] = new_a
+            st[lb] = new_b
             chosen[i] = opt
-            if rec(i + 1):
+            nxt = packed + ((new_a - code_a) << shift_a) + ((new_b - code_b) << shift_b)
+            if rec(i + 1, nxt):
                 return True
-        sig[la], mx[la], sig[lb], mx[lb] = sa, ma, sb, mb
+        st[la] = code_a
+        st[lb] = code_b
         failed.add(key)
         return False
 
-    if not rec(0):
+    if not rec(0, 0):
         return None
     total = [0] * NUM_KINDS
     to_colour = [0] * NUM_KINDS

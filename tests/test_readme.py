@@ -1,0 +1,34 @@
+"""The README's promises: its quickstart runs, and its test command is the one CI runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def _block(heading: str, language: str) -> str:
+    section = README.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    match = re.search(rf"```{language}\n(.*?)```", section, re.S)
+    assert match, f"no {language} block under '## {heading}'"
+    return match.group(1)
+
+
+def test_quickstart_runs(capsys) -> None:
+    exec(compile(_block("Quickstart", "python"), "README quickstart", "exec"), {})
+    out = capsys.readouterr().out
+    assert "game over" in out
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    command = _block("Test", "bash").strip()
+    ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert ci_lines[-1].strip() == command
+
+
+def test_ci_installs_the_readme_extras() -> None:
+    install = _block("Install (and run the main job)", "bash").split("&&")[0].strip()
+    extras = re.search(r'"\.\[(.*?)\]"', install).group(1)
+    assert f'-e ".[{extras}]"' in (ROOT / ".ci" / "run").read_text()

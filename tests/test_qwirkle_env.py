@@ -316,3 +316,31 @@ def test_renders() -> None:
     assert "window: 39x39 from board cell" in dump and "player 1: score" in dump
     if env._order:
         assert "laid this turn so far: slot" in dump
+
+
+def test_incremental_window_planes_match_a_rebuild() -> None:
+    env = qwirkle_v0.raw_env(window=21)
+    env.reset(seed=9)
+    rng = np.random.default_rng(9)
+    origins = set()
+    checked = 0
+    while env.agents and not env.terminations[env.agent_selection] and env.state.turns < 120:
+        if not env._pending and env._fit_cache is not None:
+            cached = env._fit_cache.copy()
+            env._fit_cache = None
+            assert np.array_equal(cached, env._fit_planes())
+            planes = np.zeros_like(env._planes)
+            for (r, c), t in env.state.board.items():
+                wr, wc = r - env._origin[0], c - env._origin[1]
+                if 0 <= wr < 21 and 0 <= wc < 21:
+                    planes[[t // 6, 6 + t % 6, 12], wr, wc] = 1
+            assert np.array_equal(planes, env._planes)
+            checked += 1
+        origins.add(env._origin)
+        mask = env.action_mask()
+        placements = np.flatnonzero(mask[: env._end])
+        if placements.size and rng.random() < 0.7:
+            env.step(int(rng.choice(placements)))
+        else:
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 20 and len(origins) > 1, "the window should have been recentred"

@@ -407,8 +407,12 @@ class Board:
         self.lay(placements)
         return points
 
-    def lay(self, placements: Iterable[Placement]) -> None:
-        """Put already-checked placements on the board and update the anchors."""
+    def lay(self, placements: Iterable[Placement]) -> set[Cell]:
+        """Put already-checked placements on the board and update the anchors.
+
+        Returns the cells whose anchor entry changed (the placed cells and the open cells
+        at the ends of the lines through them).
+        """
         tiles = self._tiles
         anchors = self._anchors
         placed = [(r, c) for r, c, _ in placements]
@@ -425,3 +429,5 @@ class Board:
                 touched.add(low)
                 touched.add(high)
         self._refresh(touched)
+        touched.update(placed)
+        return touched

@@ -135,7 +135,10 @@ class GameState:
         self.game_over = False
         self.truncated = False
         self.end_bonus_player: int | None = None
-        self.log: list[str] = []
+        self.changed_cells: set[tuple[int, int]] = set()
+        """Cells whose anchor mask the last placement changed (for incremental callers)."""
+        self.log: list[tuple[TurnKind, int, Move | int, int]] = []
+        """One entry per turn: (kind, player, placements or exchange size, points)."""
 
     # ------------------------------------------------------------ queries
     @property
@@ -234,12 +237,20 @@ class GameState:
         points = self._check_move(placements)
         return self._place_checked(placements, points)
 
+    def place_legal(self, placements: Move) -> TurnResult:
+        """Place a move already known to be legal (tile ids), skipping the rule checks.
+
+        For callers that built the move from the legal moves (the environment's masks); the
+        points come from :meth:`Board.points`. Anything else should call :meth:`place`.
+        """
+        return self._place_checked(placements, self.board.points(placements))
+
     def _place_checked(self, placements: Move, points: int) -> TurnResult:
         player = self.current
         hand = self.hand
         for _, _, t in placements:
             hand.remove(t)
-        self.board.lay(placements)
+        self.changed_cells = self.board.lay(placements)
         self.first_turn = False
         while len(hand) < HAND_SIZE and self.bag:
             hand.append(self.bag.pop())
@@ -251,8 +262,7 @@ class GameState:
         total = points + bonus
         self.scores[player] += total
         self.consecutive_passes = 0
-        extra = f" + end bonus {bonus}" if bonus else ""
-        self.log.append(f"player {player} placed {format_move(placements)}: {points}{extra}")
+        self.log.append((TurnKind.PLACE, player, placements, total))
         return self._next(TurnResult(TurnKind.PLACE, player, total, bonus, self.game_over))
 
     def exchange(self, tiles: Iterable[Tile | str]) -> TurnResult:
@@ -287,7 +297,7 @@ class GameState:
         for t, u in zip(given, self.rng.random(len(given)).tolist(), strict=True):
             bag.insert(int(u * (len(bag) + 1)), t)
         self.consecutive_passes = 0
-        self.log.append(f"player {player} exchanged {len(given)} tiles")
+        self.log.append((TurnKind.EXCHANGE, player, len(given), 0))
         return self._next(TurnResult(TurnKind.EXCHANGE, player))
 
     def pass_turn(self, forced: bool = False) -> TurnResult:
@@ -307,7 +317,7 @@ class GameState:
             )
         player = self.current
         self.consecutive_passes += 1
-        self.log.append(f"player {player} passed")
+        self.log.append((TurnKind.PASS, player, 0, 0))
         if self.consecutive_passes >= self.num_players:
             self.game_over = True
         return self._next(TurnResult(TurnKind.PASS, player, game_over=self.game_over))
@@ -369,7 +379,14 @@ class GameState:
             lines.append(self.board.to_text())
         if self.log:
             lines.append("turns:")
-            lines.extend(f"  {i + 1}. {entry}" for i, entry in enumerate(self.log))
+            for i, (kind, player, what, points) in enumerate(self.log):
+                if kind is TurnKind.PLACE:
+                    text = f"placed {format_move(what)}: {points}"  # type: ignore[arg-type]
+                elif kind is TurnKind.EXCHANGE:
+                    text = f"exchanged {what} tiles"
+                else:
+                    text = "passed"
+                lines.append(f"  {i + 1}. player {player} {text}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

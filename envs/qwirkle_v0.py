@@ -423,14 +423,14 @@ class raw_env(TabletopAECEnv):
         """Single placements from the anchors; ``True`` if any lies in the window."""
         hand = self.state.hand
         part = mask[: len(hand) * self._cells]
-        part[:] = self._fit_planes()[:, hand].T.reshape(-1)
+        part[:] = self._fit_planes()[hand].reshape(-1)
         return bool(part.any())
 
     def _fit_planes(self) -> np.ndarray:
-        """Per window cell (flat index), the tile kinds that may be placed there alone.
+        """Per tile kind, the window cells (flat index) where it may be placed alone.
 
-        A ``(W * W, 36)`` int8 array built from the board's anchors after a recentring and
-        then kept up to date cell by cell (cell-major, so that an update is one row write).
+        A ``(36, W * W)`` int8 array built from the board's anchors after a recentring and
+        then kept up to date on the cells a placement changes.
         """
         if self._fit_cache is None:
             r0, c0 = self._origin
@@ -442,9 +442,9 @@ class raw_env(TabletopAECEnv):
                 if fit and 0 <= wr < w and 0 <= wc < w:
                     cells.append(wr * w + wc)
                     fits.append(fit)
-            planes = np.zeros((self._cells, NUM_KINDS), dtype=np.int8)
+            planes = np.zeros((NUM_KINDS, self._cells), dtype=np.int8)
             if fits:
-                planes[cells] = (np.array(fits, dtype=np.int64)[:, None] >> _KINDS) & 1
+                planes[:, cells] = ((np.array(fits, dtype=np.int64)[:, None] >> _KINDS) & 1).T
             self._fit_cache = planes
         return self._fit_cache
 
@@ -462,7 +462,7 @@ class raw_env(TabletopAECEnv):
                 fits.append(anchors.get((r, c), 0))
         if flat:
             bits = (np.array(fits, dtype=np.int64)[:, None] >> _KINDS) & 1
-            self._fit_cache[flat] = bits  # type: ignore[index]
+            self._fit_cache[:, flat] = bits.T  # type: ignore[index]
 
     def _extension_mask(self, mask: np.ndarray, tiles: Any, start_sets: Any = None) -> None:
         hand = self.state.hand

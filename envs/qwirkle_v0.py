@@ -364,7 +364,8 @@ class raw_env(TabletopAECEnv):
         self._used = 0
         self._origin: Cell = (CENTRE[0] - self.window // 2, CENTRE[1] - self.window // 2)
         self._planes = np.zeros_like(self._planes)
-        self._laid_count = np.zeros(NUM_KINDS, dtype=np.int64)
+        self._unseen_base = [float(COPIES)] * NUM_KINDS
+        """Per kind, copies not on the board (the observer's hand is subtracted per view)."""
         self._lost = [0] * self.num_players
         self._fit_cache: np.ndarray | None = None
         self._start_sets = largest_sets(state.hand)
@@ -544,7 +545,7 @@ class raw_env(TabletopAECEnv):
             move = tuple((r, c, state.hand[s]) for r, c, s in self._order)
             result = state.place_legal(move)
             for _, _, t in move:
-                self._laid_count[t] += 1
+                self._unseen_base[t] -= 1.0
         elif kind == "exchange":
             result = state.exchange([state.hand[s] for s in range(HAND_SIZE) if arg >> s & 1])
         else:
@@ -646,35 +647,36 @@ class raw_env(TabletopAECEnv):
     def _fill(self, player: int, obs: np.ndarray) -> None:
         """Write ``player``'s whole observation into the flat vector ``obs``."""
         off = self._offsets
-        board_end = off["hand_colour"]
-        obs[:board_end] = self._planes.reshape(-1)
-        obs[board_end:] = 0.0
+        base = off["hand_colour"]
+        obs[:base] = self._planes.reshape(-1)
+        tail = [0.0] * (self.layout.size - base)
         state = self.state
         hand = state.hands[player]
         used = self._used if player == state.current else 0
-        hand_colour = off["hand_colour"]
-        hand_shape = off["hand_shape"]
+        shape_at = off["hand_shape"] - base
+        unseen_at = off["unseen"] - base
+        tail[unseen_at : unseen_at + NUM_KINDS] = self._unseen_base
         for slot, t in enumerate(hand):
+            tail[unseen_at + t] -= 1.0
             if not used >> slot & 1:
-                obs[hand_colour + 6 * slot + t // 6] = 1.0
-                obs[hand_shape + 6 * slot + t % 6] = 1.0
-        unseen = off["unseen"]
-        obs[unseen : unseen + NUM_KINDS] = (
-            COPIES - self._laid_count - np.bincount(hand, minlength=NUM_KINDS)
-        )
-        obs[off["bag_size"]] = len(state.bag)
+                tail[6 * slot + t // 6] = 1.0
+                tail[shape_at + 6 * slot + t % 6] = 1.0
+        tail[off["bag_size"] - base] = len(state.bag)
         n = self.num_players
-        scores, sizes, seated = off["scores"], off["hand_sizes"], off["seated"]
+        scores = off["scores"] - base
+        sizes = off["hand_sizes"] - base
+        seated = off["seated"] - base
         for i in range(n):
             seat = (player + i) % n
-            obs[scores + i] = state.scores[seat]
-            obs[sizes + i] = len(state.hands[seat])
-            obs[seated + i] = 1.0
-        obs[off["to_act"] + (state.current - player) % n] = 1.0
+            tail[scores + i] = state.scores[seat]
+            tail[sizes + i] = len(state.hands[seat])
+            tail[seated + i] = 1.0
+        tail[off["to_act"] - base + (state.current - player) % n] = 1.0
         phase = 0 if state.first_turn else 2 if self._pending else 1
-        obs[off["phase"] + phase] = 1.0
-        obs[off["passes"]] = state.consecutive_passes
-        obs[off["turns_used"]] = state.turns / self.max_turns
+        tail[off["phase"] - base + phase] = 1.0
+        tail[off["passes"] - base] = state.consecutive_passes
+        tail[off["turns_used"] - base] = state.turns / self.max_turns
+        obs[base:] = tail
 
     # ------------------------------------------------------------- extras
     def _winners(self) -> list[int]:
@@ -696,12 +698,7 @@ class raw_env(TabletopAECEnv):
             board=state.board.copy(),
             hand=tuple(state.hands[player]),
             laid_this_turn=tuple(self._order),
-            unseen=tuple(
-                int(x)
-                for x in COPIES
-                - self._laid_count
-                - np.bincount(state.hands[player], minlength=NUM_KINDS)
-            ),
+            unseen=tuple(int(x) for x in state.unseen_counts(player)),
             scores=tuple(state.scores),
             hand_sizes=tuple(len(h) for h in state.hands),
             bag_size=len(state.bag),

@@ -271,12 +271,30 @@ class Board:
 
     def fits(self, cell: Cell) -> int:
         """Mask of the tile kinds that may be placed alone on the empty ``cell``."""
+        get = self._tiles.get
         r, c = cell
-        h, _, _ = run_tiles(self._tiles, {}, r, c, 0, 1)
-        fit = line_fits(tuple(sorted(h)))
+        line = []
+        cc = c - 1
+        while (t := get((r, cc))) is not None:
+            line.append(t)
+            cc -= 1
+        cc = c + 1
+        while (t := get((r, cc))) is not None:
+            line.append(t)
+            cc += 1
+        fit = line_fits(tuple(sorted(line))) if line else ALL_TILES_MASK
         if fit:
-            v, _, _ = run_tiles(self._tiles, {}, r, c, 1, 0)
-            fit &= line_fits(tuple(sorted(v)))
+            line = []
+            rr = r - 1
+            while (t := get((rr, c))) is not None:
+                line.append(t)
+                rr -= 1
+            rr = r + 1
+            while (t := get((rr, c))) is not None:
+                line.append(t)
+                rr += 1
+            if line:
+                fit &= line_fits(tuple(sorted(line)))
         return fit
 
     def _refresh(self, cells: Iterable[Cell]) -> None:

@@ -39,6 +39,8 @@ LEGALITY_GAMES = {"liniell_v0": 3, "qwirkle_v0": 2, "qwirkle_cards_v0": 1}
 # env name -> (games against greedy, least win rate asserted); only games with a clear margin
 BEATS_GREEDY = {
     "liniell_v0": (30, 0.6),
+    # Qwirkle Cards games are slower to plan: fewer games (0.875 measured over 200)
+    "qwirkle_cards_v0": (20, 0.6),
 }
 
 

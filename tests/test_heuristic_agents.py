@@ -137,3 +137,18 @@ def test_agents_registered_by_name() -> None:
         agent = agents.make_agent("heuristic", env_name, np.random.default_rng(0))
         assert type(agent).__name__ == heuristic.split(":")[1]
         assert agent.name == "heuristic"
+
+
+def test_weights_can_be_overridden_by_name() -> None:
+    from tabletop_rl.baselines.agents.heuristic_weights import with_overrides
+    from tabletop_rl.envs.errors import ConfigError
+
+    for env_name in AGENTS:
+        cls = _agent_class(env_name, 0)
+        default = cls(np.random.default_rng(0)).weights
+        name = next(iter(vars(default)))
+        changed = cls(np.random.default_rng(0), **{name: 0.0}).weights
+        assert getattr(changed, name) == 0.0
+        assert with_overrides(default, {}, "agent") == default
+        with pytest.raises(ConfigError, match="has no weight"):
+            cls(np.random.default_rng(0), no_such_weight=1.0)

@@ -54,6 +54,8 @@ from tabletop_rl.envs.liniell.game import Game, Occupation, Phase
 from tabletop_rl.envs.liniell.tileset import NUM_TILES, SQUARE
 from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
 
+from .heuristic_weights import with_overrides
+
 
 @dataclass(frozen=True)
 class LiniellWeights:
@@ -106,14 +108,19 @@ def open_cells(board: Board, root: int, fillable: set[int]) -> tuple[int, set[in
 class LiniellHeuristicAgent:
     """Greedy's turns, judged by line potential, merge risk and a pawn in reserve.
 
-    ``weights`` overrides :class:`LiniellWeights` (for tuning).
+    ``weights`` replaces the default :class:`LiniellWeights`; keyword arguments override single
+    weights (arena spec: ``heuristic:name=value``).
     """
 
     name = "heuristic"
 
-    def __init__(self, rng: np.random.Generator, weights: LiniellWeights | None = None) -> None:
+    def __init__(
+        self, rng: np.random.Generator, weights: LiniellWeights | None = None, **overrides: float
+    ) -> None:
         self.rng = rng
-        self.weights = weights or LiniellWeights()
+        self.weights = with_overrides(
+            weights or LiniellWeights(), overrides, "LiniellHeuristicAgent"
+        )
 
     # ---------------------------------------------------------------- valuing
     def evaluate(self, board: Board, player: int, tiles_left: int) -> float:

@@ -69,6 +69,7 @@ from tabletop_rl.envs.qwirkle_cards.turns import (
 )
 from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE
 
+from .heuristic_weights import with_overrides
 from .qwirkle_cards import most_qwirkles, qwirkle_bound
 
 
@@ -117,16 +118,22 @@ def hand_holds_all(missing: Sequence[int], unseen: Sequence[int], total: int, ha
 class QwirkleCardsHeuristicAgent:
     """Most Qwirkles, then the least help to the next player (see the module docstring).
 
-    ``weights`` overrides :class:`QwirkleCardsWeights` (for tuning).
+    ``weights`` replaces the default :class:`QwirkleCardsWeights`; keyword arguments override single
+    weights (arena spec: ``heuristic:name=value``).
     """
 
     name = "heuristic"
 
     def __init__(
-        self, rng: np.random.Generator, weights: QwirkleCardsWeights | None = None
+        self,
+        rng: np.random.Generator,
+        weights: QwirkleCardsWeights | None = None,
+        **overrides: float,
     ) -> None:
         self.rng = rng
-        self.weights = weights or QwirkleCardsWeights()
+        self.weights = with_overrides(
+            weights or QwirkleCardsWeights(), overrides, "QwirkleCardsHeuristicAgent"
+        )
         self._plan: tuple[Any, Turn] | None = None
 
     # ---------------------------------------------------------------- valuing

@@ -69,6 +69,8 @@ from tabletop_rl.envs.qwirkle.game import CENTRE, END_BONUS
 from tabletop_rl.envs.qwirkle.moves import first_turn_moves, legal_moves
 from tabletop_rl.envs.qwirkle.tiles import HAND_SIZE, Tile
 
+from .heuristic_weights import with_overrides
+
 Move = tuple[tuple[int, int, Tile], ...]
 
 
@@ -139,14 +141,19 @@ def holds_all(copies: tuple[int, ...], unseen: int, hand: int) -> float:
 class QwirkleHeuristicAgent:
     """Greedy's moves judged by leave, lines of five and exchanges (module docstring).
 
-    ``weights`` overrides :class:`QwirkleWeights` (for tuning).
+    ``weights`` replaces the default :class:`QwirkleWeights`; keyword arguments override single
+    weights (arena spec: ``heuristic:name=value``).
     """
 
     name = "heuristic"
 
-    def __init__(self, rng: np.random.Generator, weights: QwirkleWeights | None = None) -> None:
+    def __init__(
+        self, rng: np.random.Generator, weights: QwirkleWeights | None = None, **overrides: float
+    ) -> None:
         self.rng = rng
-        self.weights = weights or QwirkleWeights()
+        self.weights = with_overrides(
+            weights or QwirkleWeights(), overrides, "QwirkleHeuristicAgent"
+        )
         self._plan: tuple[Any, Move] | None = None
 
     # ---------------------------------------------------------------- valuing

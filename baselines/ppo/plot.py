@@ -54,7 +54,7 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str | None = None) -> 
     ax.set_ylabel("win rate (draws half)")
     ax.set_title("periodic evaluation (greedy policy)")
     ax.legend(loc="lower right", fontsize=8)
-    if minutes:
+    if minutes and np.all(np.diff(list(minutes.values())) > 0):
         top = ax.secondary_xaxis(
             "top",
             functions=(

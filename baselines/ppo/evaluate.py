@@ -46,7 +46,7 @@ def play_matches(
     seed: int,
     deterministic: bool = True,
     num_workers: int = 0,
-    num_slots: int = 16,
+    num_slots: int = 64,
 ) -> MatchResult:
     """Play ``games`` games of ``net`` against scripted ``opponent``, seats rotated."""
     vec = VecGames(env, env_kwargs, max(1, min(num_slots, games)), num_workers)

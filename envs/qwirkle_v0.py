@@ -55,6 +55,8 @@ window cannot show in ``infos[agent]["lost_moves"]`` (per player, summed over th
 ``benchmarks/qwirkle_window_coverage.py`` measures this. In 10,000 two-player games of masked
 random play no legal move was lost: the laid area's longest side reached 30 cells (99th
 percentile 26) and only 10 turn starts came close enough to an edge to need the exact count.
+In 10,000 games of greedy self-play none was lost either: longest side 28 (99th percentile
+23), no exact count ever needed.
 If a player's only legal placements were ever hidden and no exchange were possible, the mask
 would offer ``pass`` so that it is never empty.
 

@@ -179,17 +179,7 @@ class QwirkleParser:
                     f"cell {row},{col} is outside the board window (0 to {view.window - 1})"
                 )
             placements.append(take(m[1]) * cells + row * view.window + col)
-        ordered = _legal_order(env, placements) or placements
-        sim = copy.deepcopy(env)
-        try:
-            for action in ordered:
-                sim.step(action)
-        except IllegalActionError:
-            return ordered  # the game explains what is wrong
-        mover = env.agent_selection
-        if sim.agent_selection == mover and not _finished(sim) and sim.action_mask()[end]:
-            ordered.append(end)
-        return ordered
+        return _with_end_of_turn(env, placements, end)
 
     def format_action(self, action: int, env: Any) -> str | None:
         """One sub-action in notation (``None`` for the end of a turn)."""
@@ -354,17 +344,7 @@ class QwirkleCardsParser:
             else:
                 actions.append(parse_card(word))
                 k += 1
-        ordered = _legal_order(env, actions) or actions
-        sim = copy.deepcopy(env)
-        try:
-            for action in ordered:
-                sim.step(action)
-        except IllegalActionError:
-            return ordered  # the game explains what is wrong
-        mover = env.agent_selection
-        if sim.agent_selection == mover and not _finished(sim) and sim.action_mask()[end]:
-            ordered.append(end)
-        return ordered
+        return _with_end_of_turn(env, actions, end)
 
     def format_action(self, action: int, env: Any) -> str | None:
         from tabletop_rl.envs.qwirkle_cards.cards import card_name, line_name
@@ -397,6 +377,22 @@ PARSERS: dict[str, Callable[[], MoveParser]] = {
     "qwirkle_cards_v0": QwirkleCardsParser,
 }
 """Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
+
+
+def _with_end_of_turn(env: Any, actions: list[int], end: int) -> list[int]:
+    """``actions`` in an order the masks accept, plus the end-of-turn action when the typed
+    move leaves the turn open and ending it is legal (a typed move is a whole turn)."""
+    ordered = _legal_order(env, actions) or actions
+    sim = copy.deepcopy(env)
+    try:
+        for action in ordered:
+            sim.step(action)
+    except IllegalActionError:
+        return ordered  # the game explains what is wrong
+    mover = env.agent_selection
+    if sim.agent_selection == mover and not _finished(sim) and sim.action_mask()[end]:
+        ordered.append(end)
+    return ordered
 
 
 def parser_for(env_name: str) -> MoveParser:

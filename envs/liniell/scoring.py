@@ -30,6 +30,7 @@ scored routes; **[decision]** still tied, the tied players share the win.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -100,6 +101,27 @@ def winners(scores: list[PlayerScore]) -> list[int]:
     return [i for i, s in enumerate(scores) if (s.points, s.blue) == best]
 
 
+def _search_from(
+    starts: list[int],
+    dfs: Callable[[int, int, int], bool],
+    visited: dict[int, bool],
+    count: dict[int, int],
+    path: list[int],
+) -> None:
+    """Run the route search ``dfs`` from each start piece in turn, until one reports that no
+    better route can exist."""
+    for s in starts:
+        visited[s] = True
+        count[s >> 2] = 1
+        path.append(s)
+        done = dfs(s, 1, s)
+        path.pop()
+        count[s >> 2] = 0
+        visited[s] = False
+        if done:
+            break
+
+
 def score_line(board: Board, root: int) -> RouteScore:
     """The scored route of the line of ``board`` whose root piece is ``root``.
 
@@ -164,16 +186,7 @@ def score_line(board: Board, root: int) -> RouteScore:
                     return True
             return False
 
-        for s in stubs:
-            visited[s] = True
-            count[s >> 2] = 1
-            path.append(s)
-            done = dfs2(s, 1, s)
-            path.pop()
-            count[s >> 2] = 0
-            visited[s] = False
-            if done:
-                break
+        _search_from(stubs, dfs2, visited, count, path)
     else:
         if stubs:
             kind = RouteKind.ONE_DIAMOND
@@ -212,16 +225,7 @@ def score_line(board: Board, root: int) -> RouteScore:
                     return True
             return False
 
-        for s in starts:
-            visited[s] = True
-            count[s >> 2] = 1
-            path.append(s)
-            done = dfs1(s, 1, s)
-            path.pop()
-            count[s >> 2] = 0
-            visited[s] = False
-            if done:
-                break
+        _search_from(starts, dfs1, visited, count, path)
     if best[0] < 0:
         return RouteScore(kind)
     first, last = best_path[0], best_path[-1]

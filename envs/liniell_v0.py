@@ -379,6 +379,29 @@ class raw_env(TabletopAECEnv):
         return self.state.current
 
     # ------------------------------------------------------------ actions
+    def action_layout(self) -> ObservationLayout:
+        """The action groups: lay (window row, window col, rotation), occupy, skip.
+
+        The lay group is board-shaped and cell by cell (``4 * cell + rotation``), so a network
+        can score it with a per-cell head over the observation's 7 x 7 window.
+
+        >>> [(g.name, g.shape) for g in raw_env().action_layout()]
+        [('lay', (7, 7, 4)), ('occupy', (12,)), ('skip', (1,))]
+        """
+        return ObservationLayout(
+            (
+                Field(
+                    "lay",
+                    (WINDOW, WINDOW, 4),
+                    "lay the drawn tile on window cell (row, col) with rotation",
+                    spatial=True,
+                    channels_last=True,
+                ),
+                Field("occupy", (4 * NUM_SOURCES,), "occupy: 3 * port + source"),
+                Field("skip", (1,), "occupy nothing"),
+            )
+        )
+
     def describe_action(self, action: int) -> str:
         action = int(action)
         if action < NUM_LAY:

@@ -114,3 +114,50 @@ def test_conv_network_mixes_spatial_and_flat_action_groups() -> None:
         build_network("conv", layout, bad, 12, [8], [16], seed=0)
     with pytest.raises(ConfigError, match="action layout covers"):
         build_network("conv", layout, actions, 44, [8], [16], seed=0)
+
+
+def test_per_cell_head_follows_the_groups_declared_order() -> None:
+    """A channels-last group (Liniell's ``4 * cell + rotation``) is scored cell by cell."""
+    layout = ObservationLayout(
+        (
+            Field("board", (2, 3, 4), "planes", spatial=True),
+            Field("cells", (3, 4, 2), "planes, cell by cell", spatial=True, channels_last=True),
+        )
+    )
+    actions = ObservationLayout(
+        (
+            Field("chw", (2, 3, 4), "plane-major", spatial=True),
+            Field("hwc", (3, 4, 5), "cell-major", spatial=True, channels_last=True),
+        )
+    )
+    net = build_network("conv", layout, actions, 84, [4], [8], seed=0)
+    outputs: list[torch.Tensor] = []
+    for head in net.heads:
+        head.register_forward_hook(lambda _m, _i, out: outputs.append(out))
+    logits, _ = net(torch.rand(3, layout.size, generator=torch.Generator().manual_seed(1)))
+    chw, hwc = outputs  # each (batch, planes, 3, 4)
+    row, col = 2, 1
+    for plane in range(2):
+        assert logits[0, plane * 12 + row * 4 + col] == chw[0, plane, row, col]
+    for plane in range(5):
+        assert logits[0, 24 + (row * 4 + col) * 5 + plane] == hwc[0, plane, row, col]
+
+
+def test_liniell_lay_group_is_board_shaped() -> None:
+    from tabletop_rl.envs import liniell_v0
+
+    env = liniell_v0.raw_env()
+    net = build_network(
+        "conv", env.layout, env.action_layout(), env.info.num_actions, [8], [16], seed=0
+    )
+    per_cell = [h for h, spatial in zip(net.heads, net.head_spatial, strict=True) if spatial]
+    assert len(per_cell) == 1 and per_cell[0].out_channels == 4  # one logit per rotation
+    logits, _ = net(torch.zeros(2, env.layout.size))
+    assert logits.shape == (2, env.info.num_actions)
+
+
+def test_channels_last_needs_a_spatial_field() -> None:
+    with pytest.raises(ValueError, match="spatial fields only"):
+        Field("x", (4,), "flat", channels_last=True)
+    with pytest.raises(ValueError, match="3-d shape"):
+        Field("x", (4, 4), "flat", spatial=True)

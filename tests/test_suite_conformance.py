@@ -133,9 +133,9 @@ def test_action_layout_covers_the_action_space(name: str) -> None:
     env = make(name, raw=True)
     layout = env.action_layout()
     assert layout.size == env.info.num_actions
-    obs_spatial = {f.shape[1:] for f in env.layout.spatial_fields()}
+    obs_spatial = {f.board for f in env.layout.spatial_fields()}
     for group in layout.spatial_fields():
-        assert group.shape[1:] in obs_spatial, "spatial actions must share the board window"
+        assert group.board in obs_spatial, "spatial actions must share the board window"
 
 
 @pytest.mark.parametrize("name", ENVS)

@@ -10,7 +10,8 @@ policy is translation-equivariant over the board. :class:`MLPActorCritic` is one
 the whole flat observation. Inputs are scaled by each field's declared bound.
 
 Both return ``(logits, value)`` for a batch of flat observations; logits follow the flat
-action index (``env.action_layout()`` order, each spatial group in C-order).
+action index (``env.action_layout()`` order, each spatial group in its declared order: C-order
+over ``(planes, H, W)``, or cell by cell for a ``channels_last`` group).
 """
 
 from __future__ import annotations
@@ -83,17 +84,17 @@ class ConvActorCritic(nn.Module):
         super().__init__()
         self.register_buffer("scale", _input_scale(layout))
         spatial = layout.spatial_fields()
-        boards = {f.shape[1:] for f in spatial}
+        boards = {f.board for f in spatial}
         if len(boards) > 1:
             raise ConfigError(f"spatial observation fields cover different windows: {boards}")
         self.board = next(iter(boards)) if boards else None
+        self.spatial_fields = [(layout.slice(f.name), f.shape, f.channels_last) for f in spatial]
         spatial_idx, vector_idx = [], []
         for f in layout:
             idx = range(layout.slice(f.name).start, layout.slice(f.name).stop)
             (spatial_idx if f.spatial else vector_idx).extend(idx)
-        self.register_buffer("spatial_idx", torch.tensor(spatial_idx, dtype=torch.long))
         self.register_buffer("vector_idx", torch.tensor(vector_idx, dtype=torch.long))
-        self.in_channels = sum(f.shape[0] for f in spatial)
+        self.in_channels = sum(f.planes for f in spatial)
         self.conv: nn.Sequential | None = None
         pooled = 0
         if self.board is not None and conv_channels:
@@ -117,30 +118,39 @@ class ConvActorCritic(nn.Module):
         # Action heads, in action-layout order.
         self.heads = nn.ModuleList()
         self.head_spatial: list[bool] = []
+        self.head_channels_last: list[bool] = []
         self.condition: nn.Module | None = None
         for group in action_layout:
             if group.spatial and self.conv is not None:
-                if tuple(group.shape[1:]) != tuple(self.board or ()):
+                if group.board != self.board:
                     raise ConfigError(
-                        f"spatial action group {group.name!r} covers {group.shape[1:]}, "
+                        f"spatial action group {group.name!r} covers {group.board}, "
                         f"the observation's board is {self.board}"
                     )
-                self.heads.append(_layer(nn.Conv2d(self.features, group.shape[0], 1), gen, 0.01))
+                self.heads.append(_layer(nn.Conv2d(self.features, group.planes, 1), gen, 0.01))
                 self.head_spatial.append(True)
+                self.head_channels_last.append(group.channels_last)
             else:
                 self.heads.append(_layer(nn.Linear(width, group.size), gen, 0.01))
                 self.head_spatial.append(False)
+                self.head_channels_last.append(False)
         if any(self.head_spatial):
             self.condition = _layer(nn.Linear(width, self.features), gen)
+
+    def _image(self, x: torch.Tensor) -> torch.Tensor:
+        """The spatial fields of the scaled batch ``x`` stacked as ``(batch, planes, H, W)``."""
+        planes = []
+        for sl, shape, channels_last in self.spatial_fields:
+            part = x[:, sl].reshape(-1, *shape)
+            planes.append(part.permute(0, 3, 1, 2) if channels_last else part)
+        return planes[0] if len(planes) == 1 else torch.cat(planes, dim=1)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = obs * self.scale
         parts = []
         fmap = None
         if self.conv is not None:
-            h_, w_ = self.board  # type: ignore[misc]
-            img = x.index_select(1, self.spatial_idx).view(-1, self.in_channels, h_, w_)
-            fmap = self.conv(img)
+            fmap = self.conv(self._image(x))
             parts += [fmap.mean(dim=(2, 3)), fmap.amax(dim=(2, 3))]
         if self.vector_mlp is not None:
             parts.append(self.vector_mlp(x.index_select(1, self.vector_idx)))
@@ -148,8 +158,12 @@ class ConvActorCritic(nn.Module):
         logits = []
         if self.condition is not None and fmap is not None:
             cell = torch.relu(fmap + self.condition(h)[:, :, None, None])
-        for head, spatial in zip(self.heads, self.head_spatial, strict=True):
-            if spatial:
+        for head, spatial, last in zip(
+            self.heads, self.head_spatial, self.head_channels_last, strict=True
+        ):
+            if spatial and last:
+                logits.append(head(cell).permute(0, 2, 3, 1).flatten(1))
+            elif spatial:
                 logits.append(head(cell).flatten(1))
             else:
                 logits.append(head(h))

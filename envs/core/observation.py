@@ -3,7 +3,10 @@
 Every environment's observation is a flat ``float32`` vector so that it fits a single
 ``gymnasium.spaces.Box``; a :class:`ObservationLayout` names its parts. Board planes are
 fields with ``spatial=True`` and shape ``(planes, height, width)``, so a network can
-reshape them for a convolution without magic numbers.
+reshape them for a convolution without magic numbers. A spatial field with
+``channels_last=True`` has shape ``(height, width, planes)`` instead: its entries run cell by
+cell (the order of action groups such as Liniell's ``4 * cell + rotation``); ``planes`` and
+``board`` read either order.
 
 >>> layout = ObservationLayout((
 ...     Field("board", (2, 3, 3), "occupancy planes", spatial=True),
@@ -38,10 +41,33 @@ class Field:
     low: float = 0.0
     high: float = 1.0
     spatial: bool = False
+    channels_last: bool = False
+    """Spatial fields only: the shape is ``(height, width, planes)``, entries cell by cell."""
+
+    def __post_init__(self) -> None:
+        if self.spatial and len(self.shape) != 3:
+            raise ValueError(f"spatial field {self.name!r} needs a 3-d shape, got {self.shape}")
+        if self.channels_last and not self.spatial:
+            raise ValueError(f"field {self.name!r}: channels_last applies to spatial fields only")
 
     @property
     def size(self) -> int:
         return prod(self.shape)
+
+    @property
+    def planes(self) -> int:
+        """Number of planes of a spatial field.
+
+        >>> Field("lay", (7, 7, 4), "cell x rotation", spatial=True, channels_last=True).planes
+        4
+        """
+        return self.shape[-1] if self.channels_last else self.shape[0]
+
+    @property
+    def board(self) -> tuple[int, int]:
+        """``(height, width)`` of a spatial field."""
+        h, w = self.shape[:2] if self.channels_last else self.shape[1:]
+        return (h, w)
 
 
 class ObservationLayout:

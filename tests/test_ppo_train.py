@@ -143,3 +143,30 @@ def test_training_runs_on_every_registered_game(tmp_path: Path, env_name: str) -
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs)] == 1
+
+
+def test_a_time_budget_stops_at_an_update_and_resume_extends_it(tmp_path: Path) -> None:
+    args = [*TOY, "--total_steps", "800", "--eval_every", "0", "--eval_games", "4"]
+    args += ["--num_workers", "0", "--snapshot_every", "1"]
+    straight = tmp_path / "straight"
+    train.train(apply_overrides(load_config(SMOKE), [*args, "--run_dir", str(straight)]))
+
+    budget = tmp_path / "budget"
+    tiny = ["--max_cpu_minutes", "1e-9", "--run_dir", str(budget)]
+    assert train.main([SMOKE, *args, *tiny]) == 0
+    assert load_checkpoint(budget)["update"] == _updates(budget)[-1] == 1
+    with open(budget / "eval.csv", newline="") as f:
+        assert {row["update"] for row in csv.DictReader(f)} == {"1"}  # final evaluation
+    # The same budget again: nothing left to do, the checkpoint stays.
+    assert train.main([SMOKE, *args, *tiny, "--resume"]) == 0
+    assert load_checkpoint(budget)["update"] == 1
+    # A larger budget continues the run to the end, exactly as the uninterrupted run.
+    more = ["--max_cpu_minutes", "0", "--run_dir", str(budget), "--resume"]
+    assert train.main([SMOKE, *args, *more]) == 0
+    a, b = load_checkpoint(straight), load_checkpoint(budget)
+    assert a["update"] == b["update"] > 1
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+    with open(budget / "progress.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert float(rows[-1]["eval_time"]) > 0  # the budget stop's evaluation, not training time

@@ -62,7 +62,16 @@ class PPOConfig:
 
     # ------------------------------------------------------------------- collection
     total_steps: int = 1_000_000
-    """Stop after this many learner decisions (transitions trained on)."""
+    """Stop after this many learner decisions (transitions trained on); the learning rate
+    anneals over this many."""
+    max_minutes: float = 0.0
+    """Also stop once the run has trained this many wall-clock minutes (0: no limit). Periodic
+    evaluations do not count. The schedule still follows ``total_steps``, so a run stopped
+    here and resumed with a larger limit continues as if it had never stopped."""
+    max_cpu_minutes: float = 0.0
+    """Also stop once the training process and its rollout workers have used this many CPU
+    minutes (0: no limit; evaluations do not count): a budget that does not depend on what else
+    runs on the machine (10 minutes on 2 cores = 20 CPU minutes)."""
     num_envs: int = 32
     """Games played side by side; each rollout step asks the networks for one decision in every
     game."""
@@ -240,6 +249,11 @@ def _validate(cfg: PPOConfig) -> None:
     for key in positive:
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be > 0, got {getattr(cfg, key)}")
+    for key in ("max_minutes", "max_cpu_minutes"):
+        if getattr(cfg, key) < 0:
+            raise ConfigError(
+                f"config key {key!r} must be >= 0 (0: no limit), got {getattr(cfg, key)}"
+            )
     if cfg.num_workers < 0:
         raise ConfigError(f"config key 'num_workers' must be >= 0, got {cfg.num_workers}")
     if cfg.network not in ("conv", "mlp"):

@@ -23,6 +23,15 @@ nondeterministic: wall-clock timings (steps per second) and, if ``torch_threads`
 between runs, floating-point summation order; periodic evaluations use their own seeds and do
 not disturb training. TensorBoard events after the checkpoint are appended again on resume
 (the CSV logs are truncated to the checkpoint's update).
+
+Time budgets
+------------
+``max_minutes`` (wall clock) and ``max_cpu_minutes`` (CPU time of the training process and
+its rollout workers) end a run early, after the update that reaches them, with a final
+evaluation and checkpoint. Evaluations are not counted: the ``time`` and ``cpu_time`` columns
+of ``progress.csv`` are training time, ``eval_time`` the wall time spent evaluating. Both
+budgets may change on ``--resume``: ``--max_minutes 10`` and then ``--resume --max_minutes
+60`` give the 10-minute and the 60-minute policy of one run.
 """
 
 from __future__ import annotations
@@ -64,6 +73,7 @@ PROGRESS_FIELDS = [
     "global_step",
     "time",
     "cpu_time",
+    "eval_time",
     "lr",
     "episodic_return",
     "episode_length",
@@ -82,7 +92,7 @@ PROGRESS_FIELDS = [
     "update_time_s",
     "win_rate",
 ]
-RESUME_MAY_CHANGE = ("total_steps", "progress_bar", "run_dir")
+RESUME_MAY_CHANGE = ("total_steps", "max_minutes", "max_cpu_minutes", "progress_bar", "run_dir")
 """Config keys that may differ from the checkpoint's when resuming (a run may be moved)."""
 EVAL_FIELDS = ["update", "global_step", "opponent", "games", "win_rate", "ci_low", "ci_high"]
 
@@ -174,7 +184,8 @@ def train(
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     gen = torch.Generator().manual_seed(_seed(cfg, 2))
     update, global_step = 0, 0
-    cpu_before = time_before = 0.0  # carried over from the checkpoint on resume
+    # Training time (wall and CPU) excludes periodic evaluations; carried over on resume.
+    cpu_before = time_before = eval_before = 0.0
 
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -188,6 +199,7 @@ def train(
         update, global_step = int(state["update"]), int(state["global_step"])
         cpu_before = float(state.get("cpu_time", 0.0))
         time_before = float(state.get("time", 0.0))
+        eval_before = float(state.get("eval_time", 0.0))
         collector.load_state_dict(state["collector"])
     keep = update if state is not None else None
     progress = _CsvLog(run_dir / "progress.csv", PROGRESS_FIELDS, keep)
@@ -202,7 +214,23 @@ def train(
     )
     start = time.perf_counter()
     cpu_start = vec.cpu_time()
+    eval_wall = eval_cpu = 0.0  # spent on evaluations since this process started
+
+    def train_time() -> float:
+        return time_before + time.perf_counter() - start - eval_wall
+
+    def train_cpu() -> float:
+        return cpu_before + vec.cpu_time() - cpu_start - eval_cpu
+
+    def budget_spent() -> bool:
+        return (0 < cfg.max_minutes * 60 <= train_time()) or (
+            0 < cfg.max_cpu_minutes * 60 <= train_cpu()
+        )
+
     row: dict[str, Any] = {}
+    if state is not None and budget_spent():
+        tqdm.write(f"the run has already used its time budget at update {update}; nothing to do")
+        global_step = cfg.total_steps  # skip the loop
     try:
         while global_step < cfg.total_steps:
             lr = cfg.lr * (1.0 - global_step / cfg.total_steps) if cfg.anneal_lr else cfg.lr
@@ -224,8 +252,9 @@ def train(
             row = {
                 "update": update,
                 "global_step": global_step,
-                "time": time_before + time.perf_counter() - start,
-                "cpu_time": cpu_before + vec.cpu_time() - cpu_start,
+                "time": train_time(),
+                "cpu_time": train_cpu(),
+                "eval_time": eval_before + eval_wall,
                 "lr": lr,
                 **losses,
                 **_rollout_log(stats, t1 - t0),
@@ -248,8 +277,9 @@ def train(
             bar.update(len(batch))
             bar.set_postfix(upd=update, kl=f"{losses['approx_kl']:.3f}", wr=row["win_rate"][:40])
 
-            last = global_step >= cfg.total_steps
+            last = global_step >= cfg.total_steps or budget_spent()
             if (cfg.eval_every and update % cfg.eval_every == 0) or last:
+                eval_start, eval_cpu_start = time.perf_counter(), time.process_time()
                 results = evaluate_against(
                     net,
                     cfg.env,
@@ -274,6 +304,8 @@ def train(
                         }
                     )
                     row[f"eval_{r.opponent}"] = r.win_rate
+                eval_wall += time.perf_counter() - eval_start
+                eval_cpu += time.process_time() - eval_cpu_start
                 if results:
                     tqdm.write(f"update {update}, step {global_step}:\n{format_results(results)}")
             if update % cfg.checkpoint_every == 0 or last:
@@ -287,12 +319,15 @@ def train(
                         "global_step": global_step,
                         "time": row["time"],
                         "cpu_time": row["cpu_time"],
+                        "eval_time": eval_before + eval_wall,
                         "collector": collector.state_dict(),
                     },
                     ckpt_file,
                 )
             if on_update is not None:
                 on_update(update)
+            if last:
+                break
     finally:
         bar.close()
         writer.close()

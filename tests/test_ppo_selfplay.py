@@ -62,12 +62,21 @@ class RelayGame(TabletopAECEnv):
         return None
 
 
+class CutRelayGame(RelayGame):
+    """:class:`RelayGame` cut by a turn limit after the fourth move (truncated, no winner)."""
+
+    def _apply(self, action: int) -> StepResult:
+        self.state["turn"] += 1
+        return StepResult(truncated=self.state["turn"] == 4)
+
+
 ENV = f"{__name__}:RelayGame"
+CUT_ENV = f"{__name__}:CutRelayGame"
 
 
-def _collector(opponents: dict[str, float]) -> SelfPlayCollector:
-    cfg = PPOConfig(env=ENV, num_envs=1, num_workers=0, opponents=opponents, seed=3)
-    vec = VecGames(ENV, {}, 1, 0)
+def _collector(opponents: dict[str, float], env: str = ENV) -> SelfPlayCollector:
+    cfg = PPOConfig(env=env, num_envs=1, num_workers=0, opponents=opponents, seed=3)
+    vec = VecGames(env, {}, 1, 0)
     raw = RelayGame()
 
     def factory() -> torch.nn.Module:
@@ -155,3 +164,28 @@ def test_reward_shaping_is_relative_scaled_and_adds_the_win_bonus() -> None:
     assert collector.shaped_rewards(over).tolist() == [3.0, -3.0]  # 0.5 * (1 - -1) + 2
     tie = GameOver(np.array([3.0, 3.0], np.float32), 4, [0, 1], False, 4)
     assert collector.shaped_rewards(tie).tolist() == [0.0, 0.0]
+
+
+def test_a_truncated_game_bootstraps_from_the_value_at_the_cut() -> None:
+    collector = _collector({"self": 1.0}, CUT_ENV)
+    batch, stats = collector.collect(5)
+    # No reward, and each seat's last row ends its stream (cont 0) without being terminal.
+    assert _rows(batch) == [
+        (0, 0, 0.0, 0.0, 1.0),
+        (0, 2, 0.0, 0.0, 0.0),
+        (1, 1, 0.0, 0.0, 1.0),
+        (1, 3, 0.0, 0.0, 0.0),
+    ]
+    assert batch.next_values[0] == pytest.approx(batch.values[1])
+    # The last rows bootstrap from each seat's own observation after the cut (turn plane 3).
+    cut_obs = torch.tensor([[1, 0, 0, 0, 0, 1], [0, 1, 0, 0, 0, 1]], dtype=torch.float32)
+    with torch.no_grad():
+        expected = collector.learner(cut_obs)[1]
+    assert batch.next_values[1] == pytest.approx(float(expected[0]))
+    assert batch.next_values[3] == pytest.approx(float(expected[1]))
+    assert batch.next_values[1] != 0.0
+    _adv, ret = compute_gae(
+        batch.rewards, batch.values, batch.next_values, batch.dones, batch.cont, 1.0, 1.0
+    )
+    assert ret[1] == pytest.approx(batch.next_values[1])  # the return beyond the cut is V
+    assert stats.games[0][1] == 0.5  # a truncated game counts as a draw

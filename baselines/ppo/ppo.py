@@ -34,8 +34,10 @@ def compute_gae(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Advantages and returns over rows grouped in streams.
 
-    ``next_values`` bootstraps each row (0 when done); ``cont[t]`` is 1 when row ``t + 1`` is
-    the same seat's next transition, so the lambda-recursion runs within a stream only.
+    ``next_values`` bootstraps each row; ``dones`` marks rows after which the game ended by
+    its rules (no bootstrap). ``cont[t]`` is 1 when row ``t + 1`` is the same seat's next
+    transition, so the lambda-recursion runs within a stream only: a truncated game's last row
+    has ``cont = 0`` but ``done = 0``, and bootstraps from the value at the cut.
     """
     deltas = rewards + gamma * next_values * (1.0 - dones) - values
     adv = np.zeros_like(deltas)

@@ -109,6 +109,9 @@ class GameOver:
     winners: list[int]
     truncated: bool
     length: int
+    final_obs: np.ndarray | None = None
+    """Every seat's observation at the cut, one row per seat, when the game was truncated
+    (the learner bootstraps its value from them); None when it ended by the rules."""
 
 
 Report = Decision | GameOver
@@ -180,7 +183,10 @@ class GameSlot:
             if env.terminations[agent] or env.truncations[agent]:
                 truncated = bool(env.truncations[agent]) and not env.terminations[agent]
                 winners = [] if truncated else [env.possible_agents.index(a) for a in env.winners()]
-                return GameOver(*self._take_rewards(), winners, truncated, self._length)
+                final = None
+                if truncated:
+                    final = np.stack([env.observe(a)["observation"] for a in env.possible_agents])
+                return GameOver(*self._take_rewards(), winners, truncated, self._length, final)
             seat = env.possible_agents.index(agent)
             scripted = self.agents.get(seat)
             if scripted is None:

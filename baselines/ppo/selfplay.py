@@ -9,8 +9,11 @@ Transitions are stored **per seat**: a learner seat's transition holds its own o
 mask, action, log-probability and value; its reward is everything that reaches that seat
 until it acts again (the opponents' moves in between, the terminal reward included) and it
 is *finalised* only then — with the value of that next observation as bootstrap — or at the
-end of the game (done). A transition still waiting at the end of a rollout is carried over
-to the next one, so no reward is ever cut off at a rollout boundary.
+end of the game: with no bootstrap when the game ended by its rules (done), and with the
+value of the seat's observation at the cut when the game was truncated (a turn limit is not
+an outcome, so the return beyond it is estimated, not taken as 0). A transition still
+waiting at the end of a rollout is carried over to the next one, so no reward is ever cut off
+at a rollout boundary.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ class Transition:
     value: float
     reward: float = 0.0
     done: bool = False
+    """The game ended by its rules after this decision: no bootstrap."""
     next_value: float = 0.0
+    truncated: bool = False
+    """The game was cut after this decision; ``next_value`` bootstraps from the cut."""
 
 
 @dataclass
@@ -270,9 +276,13 @@ class SelfPlayCollector:
                     tr.reward += float(rewards[seat])
                 s.ep_return += float(rewards[s.primary])
                 if isinstance(report, GameOver):
+                    cut = self._values_at_cut(report, sorted(s.pending))
                     for seat in sorted(s.pending):
                         tr = s.pending[seat]
-                        tr.done, tr.next_value = True, 0.0
+                        if seat in cut:
+                            tr.truncated, tr.next_value = True, cut[seat]
+                        else:
+                            tr.done, tr.next_value = True, 0.0
                         done[(i, seat)].append(tr)
                     s.pending = {}
                     key = opponent_key(s.setup.controllers, s.primary)
@@ -281,6 +291,14 @@ class SelfPlayCollector:
         self._drop_unused_snapshots()
         return self._batch(done), stats
 
+    def _values_at_cut(self, report: GameOver, seats: list[int]) -> dict[int, float]:
+        """The learner's values of ``seats``' observations where a truncated game was cut."""
+        if not report.truncated or report.final_obs is None or not seats:
+            return {}
+        with torch.no_grad():
+            _, values = self.learner(torch.as_tensor(report.final_obs[seats]))
+        return {seat: float(v) for seat, v in zip(seats, values.tolist(), strict=True)}
+
     def _batch(self, done: dict[tuple[int, int], list[Transition]]) -> Batch:
         rows = [tr for key in sorted(done) for tr in done[key]]
         cont = np.zeros(len(rows), dtype=np.float32)
@@ -288,7 +306,8 @@ class SelfPlayCollector:
         for key in sorted(done):
             n = len(done[key])
             for j in range(n - 1):
-                cont[k + j] = 0.0 if done[key][j].done else 1.0
+                ends = done[key][j].done or done[key][j].truncated
+                cont[k + j] = 0.0 if ends else 1.0
             k += n
         num_actions = self.vec.num_actions
         return Batch(

@@ -2,8 +2,9 @@
 
 A card kind is an index ``0..35``: ``colour * 6 + symbol``. Colours (in order) are
 red, orange, yellow, green, blue, purple (``R O Y G B P``); symbols are circle, cross,
-diamond, square, star, clover (``o x d s t c``) — the same names, order and notation as
-Qwirkle's tiles. A card is written as colour letter + symbol letter (``Rs`` = red square);
+diamond, square, star, clover (``o x d s t c``): Qwirkle's tile vocabulary, imported from
+:mod:`tabletop_rl.envs.qwirkle.tiles` (``Symbol`` is Qwirkle's ``Shape`` under the card
+game's name). A card is written as colour letter + symbol letter (``Rs`` = red square);
 input is case-insensitive.
 
 A *line* is a colour or a symbol: lines ``0..5`` are the colours, ``6..11`` the symbols.
@@ -26,40 +27,29 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from enum import IntEnum
 
 from ..errors import NotationError
+from ..qwirkle.tiles import (
+    COLOUR_LETTERS,
+    COPIES,
+    NUM_KINDS,
+    SHAPE_LETTERS,
+    Shape,
+    parse_tile,
+    tile_name,
+    tile_of,
+)
+from ..qwirkle.tiles import Colour as Colour
 
+Symbol = Shape
+"""The six symbols: Qwirkle's shapes under the card game's name."""
+SYMBOL_LETTERS = SHAPE_LETTERS
+kind_of = tile_of
+"""The kind index ``6 * colour + symbol`` of a colour and a symbol."""
 
-class Colour(IntEnum):
-    """The six colours, in the rules' order."""
-
-    RED = 0
-    ORANGE = 1
-    YELLOW = 2
-    GREEN = 3
-    BLUE = 4
-    PURPLE = 5
-
-
-class Symbol(IntEnum):
-    """The six symbols, in the rules' order."""
-
-    CIRCLE = 0
-    CROSS = 1
-    DIAMOND = 2
-    SQUARE = 3
-    STAR = 4
-    CLOVER = 5
-
-
-COLOUR_LETTERS = "ROYGBP"
-SYMBOL_LETTERS = "oxdstc"
-NUM_KINDS = 36
 NUM_LINES = 12
-COPIES = 3
-"""Copies of each kind in the game (108 cards in all)."""
 TOTAL_CARDS = NUM_KINDS * COPIES
+"""108 cards in all: three copies of each kind."""
 
 KIND_COLOUR: tuple[int, ...] = tuple(k // 6 for k in range(NUM_KINDS))
 KIND_SYMBOL: tuple[int, ...] = tuple(k % 6 for k in range(NUM_KINDS))
@@ -77,16 +67,11 @@ LINE_KINDS: tuple[tuple[int, ...], ...] = tuple(
 """The six kinds of each line (a Qwirkle of line ``L`` is one card of each)."""
 
 
-def kind_of(colour: Colour | int, symbol: Symbol | int) -> int:
-    """The kind index of a colour and a symbol."""
-    return int(colour) * 6 + int(symbol)
-
-
 def card_name(kind: int) -> str:
     """Two-letter notation of a kind (``'Rs'``)."""
     if not 0 <= kind < NUM_KINDS:
         raise NotationError(f"card kind {kind} is out of range; allowed: 0 to 35")
-    return COLOUR_LETTERS[kind // 6] + SYMBOL_LETTERS[kind % 6]
+    return tile_name(kind)
 
 
 def line_name(line: int) -> str:
@@ -103,13 +88,12 @@ def parse_card(text: str) -> int:
         raise NotationError(
             f"card {text!r} is not two letters; write a colour (ROYGBP) then a symbol (oxdstc)"
         )
-    c = COLOUR_LETTERS.find(t[0].upper())
-    s = SYMBOL_LETTERS.find(t[1].lower())
-    if c < 0 or s < 0:
+    try:
+        return parse_tile(t)
+    except NotationError:
         raise NotationError(
             f"card {text!r} is unknown; colours are R O Y G B P, symbols are o x d s t c"
-        )
-    return c * 6 + s
+        ) from None
 
 
 def parse_line(text: str) -> int:

@@ -48,6 +48,10 @@ def test_smoke_run_trains_evaluates_and_yields_an_agent(tmp_path: Path) -> None:
         == 0
     )
     assert (run_dir / "evaluation.csv").is_file()
+    out = tmp_path / "results" / "ten_minutes.csv"
+    assert evaluate.main([str(run_dir), "--games", "4", "--workers", "0", "--out", str(out)]) == 0
+    with open(out, newline="") as f:
+        assert [r["opponent"] for r in csv.DictReader(f)] == ["random", "greedy"]
 
     agent = load_ppo_agent(str(run_dir), cfg.env, np.random.default_rng(0), greedy=False)
     env = make_raw_env(cfg.env, cfg.env_kwargs)

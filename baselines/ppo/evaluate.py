@@ -4,14 +4,17 @@
 evaluate RUN_DIR``) plays the run's latest checkpoint against each scripted opponent with
 seats rotated (game ``g`` puts the policy in seat ``g mod players``, every other seat is the
 opponent). A game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the
-win rate is the mean credit. Results are printed and written to ``RUN_DIR/evaluation.csv``.
+win rate is the mean credit. Results are printed and written (atomically) to
+``RUN_DIR/evaluation.csv``, or to ``--out FILE``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +22,7 @@ import torch
 from torch import nn
 
 from ..agents import agent_names, make_agent
+from ..arena import atomic_write_text
 from ..stats import wilson_interval
 from .checkpoint import checkpoint_path, load_checkpoint, network_from_checkpoint
 from .rollout import LEARNER, Decision, GameOver, GameSetup, VecGames
@@ -145,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=12345, help="seed of the evaluation games")
     parser.add_argument("--workers", type=int, default=2, help="subprocesses stepping games")
     parser.add_argument("--sample", action="store_true", help="sample instead of the mode")
+    parser.add_argument(
+        "--out", default=None, help="CSV file for the results (default RUN_DIR/evaluation.csv)"
+    )
     args = parser.parse_args(argv)
     if args.games <= 0:
         parser.error("--games must be > 0")
@@ -167,12 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{cfg.env}: {checkpoint_path(args.run_dir)}")
     print(format_results(results))
-    out = checkpoint_path(args.run_dir).parent / "evaluation.csv"
-    with open(out, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["opponent", "games", "win_rate", "ci_low", "ci_high", "mean_length"])
-        for r in results:
-            writer.writerow([r.opponent, r.games, r.win_rate, r.ci_low, r.ci_high, r.mean_length])
+    out = Path(args.out) if args.out else checkpoint_path(args.run_dir).parent / "evaluation.csv"
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["opponent", "games", "win_rate", "ci_low", "ci_high", "mean_length"])
+    for r in results:
+        writer.writerow([r.opponent, r.games, r.win_rate, r.ci_low, r.ci_high, r.mean_length])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, text.getvalue())
     print(f"written to {out}")
     return 0
 

@@ -153,3 +153,194 @@ def test_cut_rollouts_are_judged_by_score() -> None:
     assert _judge_unfinished(env, None) == [0.5, 0.5]
     agent = MCTSAgent(np.random.default_rng(0), simulations=20, rollout_turns=1, margin_scale=3)
     assert env.action_mask()[select_action(agent, env)]
+
+
+# --------------------------------------------------------------- whole-turn search
+def _play_greedy_turns(env_name: str, seed: int, turns: int) -> object:
+    """A position ``turns`` greedy turns into a two-player game, at a turn's start."""
+    from tabletop_rl.baselines.agents import make_agent
+
+    env = make_env(env_name, num_players=2)
+    env.reset(seed=seed)
+    greedy = make_agent("greedy", env_name, np.random.default_rng(seed))
+    done = 0
+    while done < turns:
+        name = env.agent_selection
+        player = env._current_player()
+        env.step(greedy.act(env.observe(name), env.public_view(name)))
+        done += env._current_player() != player
+    return env
+
+
+def _sub_action_turns(env: object, key_of_end: object) -> set:
+    """Brute force: every complete turn reachable through the masks from ``env``, as the
+    keys ``key_of_end(env_before_end, action)`` gives; partial turns are visited once."""
+    found: set = set()
+    seen: set = set()
+    player = env._current_player()
+
+    def walk(state: object) -> None:
+        for action in np.flatnonzero(state.action_mask()):
+            nxt = copy.deepcopy(state)
+            key = key_of_end(nxt, int(action))
+            nxt.step(int(action))
+            if nxt._current_player() != player or any(nxt.terminations.values()):
+                found.add(key)
+                continue
+            progress = key  # a partial turn: what is down so far
+            if progress in seen:
+                continue
+            seen.add(progress)
+            walk(nxt)
+
+    walk(env)
+    return found
+
+
+def _qwirkle_key(env: object, action: int) -> object:
+    end = env._end
+    hand = env.state.hand
+    if action <= end:  # a placement (then the partial move) or the end of the turn
+        placed = {(r, c, hand[s]) for r, c, s in env._order}
+        if action < end:
+            slot, cell = divmod(action, env._cells)
+            wr, wc = divmod(cell, env.window)
+            r, c = env._board_cell(wr, wc)
+            placed.add((r, c, hand[slot]))
+        return ("move", frozenset(placed))
+    if action == env._pass:
+        return ("pass",)
+    m = action - end
+    return ("exchange", tuple(sorted(hand[s] for s in range(len(hand)) if m >> s & 1)))
+
+
+@pytest.mark.parametrize("turns", [0, 3, 8])
+def test_qwirkle_whole_turns_are_exactly_the_legal_turns(turns: int) -> None:
+    from tabletop_rl.baselines.agents.turns import QwirkleTurnModel
+
+    env = _play_greedy_turns("qwirkle_v0", seed=4, turns=turns)
+    name = env.agent_selection
+    options = QwirkleTurnModel().options(env.public_view(name))
+    keys = [o.key for o in options]
+    assert len(keys) == len(set(keys))
+    assert set(keys) == _sub_action_turns(env, _qwirkle_key)
+    for option in options:  # each option's sub-actions play exactly that turn
+        state = copy.deepcopy(env)
+        for action in option.actions[:-1]:
+            assert state.action_mask()[action]
+            state.step(action)
+        assert _qwirkle_key(state, option.actions[-1]) == option.key
+        assert state.action_mask()[option.actions[-1]]
+
+
+def _cards_key(env: object, action: int) -> object:
+    from tabletop_rl.envs.qwirkle_cards.turns import Turn
+    from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE
+
+    s = env.state.state
+    played, taken = list(s.played), list(s.taken)
+    if action == CANNOT_PLAY:
+        return "cannot_play"
+    if action < TAKE:
+        played[action] += 1
+    elif action < END_TURN:
+        taken[action - TAKE] += 1
+    return Turn(tuple(played), tuple(taken))
+
+
+@pytest.mark.parametrize("seed,turns", [(3, 0), (5, 2)])
+def test_qwirkle_cards_whole_turns_are_exactly_the_legal_turns(seed: int, turns: int) -> None:
+    from tabletop_rl.baselines.agents.turns import QwirkleCardsTurnModel
+
+    env = _play_greedy_turns("qwirkle_cards_v0", seed=seed, turns=turns)
+    options = QwirkleCardsTurnModel().options(env.public_view(env.agent_selection))
+    keys = [o.key for o in options]
+    assert len(keys) == len(set(keys))
+    assert set(keys) == _sub_action_turns(env, _cards_key)
+    for option in options[:: max(1, len(options) // 20)]:
+        state = copy.deepcopy(env)
+        for action in option.actions:
+            assert state.action_mask()[action]
+            state.step(action)
+
+
+def _turn_agent(env_name: str, seed: int = 0, **options: object) -> MCTSAgent:
+    from tabletop_rl.baselines.agents.mcts import make_mcts
+
+    settings = {"simulations": 12, "candidates": 4, **options}
+    return make_mcts(np.random.default_rng(seed), env_name, **settings)
+
+
+@pytest.mark.parametrize("env_name", ["qwirkle_v0", "qwirkle_cards_v0"])
+def test_the_chosen_turn_is_played_out_with_legal_actions(env_name: str) -> None:
+    from tabletop_rl.baselines.agents import make_agent
+
+    env = make_env(env_name, num_players=2)
+    env.reset(seed=2)
+    agent = _turn_agent(env_name)
+    greedy = make_agent("greedy", env_name, np.random.default_rng(1))
+    planned = 0
+    for _ in range(60):
+        name = env.agent_selection
+        if any(env.terminations.values()) or planned >= 3:
+            break
+        if name == "player_0":
+            start = env._current_player()
+            emitted = []
+            while env.agent_selection == name and env._current_player() == start:
+                emitted.append(select_action(agent, env, env_name=env_name))  # checks the mask
+                env.step(emitted[-1])
+                if any(env.terminations.values()):
+                    break
+            if len(emitted) > 1 or agent.last_iterations:
+                assert tuple(emitted) == agent.last_turn.actions
+                planned += 1
+        else:
+            env.step(greedy.act(env.observe(name), env.public_view(name)))
+    assert planned >= 3
+
+
+def test_a_turn_started_by_someone_else_is_finished_legally() -> None:
+    env = _play_greedy_turns("qwirkle_v0", seed=4, turns=3)
+    name = env.agent_selection
+    mask = env.action_mask()
+    env.step(int(np.flatnonzero(mask[: env._end])[0]))  # one tile laid, not by the agent
+    agent = _turn_agent("qwirkle_v0")
+    assert env.action_mask()[select_action(agent, env, env_name="qwirkle_v0")]
+    assert env.agent_selection == name
+
+
+@pytest.mark.parametrize("env_name", ["qwirkle_v0", "qwirkle_cards_v0"])
+def test_turn_search_is_deterministic_and_blind_to_hidden_information(env_name: str) -> None:
+    env = _play_greedy_turns(env_name, seed=6, turns=2)
+    name = env.agent_selection
+    other = next(a for a in env.possible_agents if a != name)
+    twin = copy.deepcopy(env)
+    twin.resample_hidden(name, np.random.default_rng(123))  # other hand, bag or pile redrawn
+    assert twin.dump() != env.dump()
+    choices = set()
+    for position in (env, env, twin):
+        agent = _turn_agent(env_name, seed=8)
+        choices.add(select_action(agent, position, env_name=env_name))
+        assert agent.last_iterations == 12
+    assert len(choices) == 1
+    assert other  # the twin differs only in what `name` cannot see
+
+
+def test_deeper_turn_trees_play_legally() -> None:
+    env = _play_greedy_turns("qwirkle_v0", seed=1, turns=4)
+    agent = _turn_agent("qwirkle_v0", tree_turns=3, simulations=20)
+    assert env.action_mask()[select_action(agent, env, env_name="qwirkle_v0")]
+    assert agent.last_iterations == 20
+
+
+def test_turn_search_options_are_checked() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ConfigError, match="search"):
+        MCTSAgent(rng, search="plies")
+    with pytest.raises(ConfigError, match="whole-turn model"):
+        MCTSAgent(rng, search="turns", env_name="liniell_v0")
+    with pytest.raises(ConfigError, match="candidates"):
+        MCTSAgent(rng, candidates=0)
+    with pytest.raises(ConfigError, match="tree_turns"):
+        MCTSAgent(rng, tree_turns=0)

@@ -44,14 +44,18 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tabletop_rl.envs.errors import ConfigError
 
+from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
+
 ROLLOUTS = ("random", "greedy")
+SEARCHES = ("actions", "turns")
 
 ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # Against greedy (seats alternating): a two-turn horizon judged by the margin of
@@ -63,9 +67,25 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # with final_scores(): lost 4 of 4 games to greedy (79 points a game against 285); the
     # sub-action tree's fan-out (placements x cells, 63 exchanges) is far larger than the
     # budget, so this is a weak player until the search works on whole turns.
-    "qwirkle_v0": {"simulations": 200, "rollout_turns": 2, "margin_scale": 10.0},
+    "qwirkle_v0": {
+        "search": "turns",
+        "simulations": 120,
+        "candidates": 8,
+        "prior_temperature": 3.0,
+        "c": 1.0,
+        "rollout_turns": 2,
+        "margin_scale": 10.0,
+    },
     # expensive masks (the validity solver): a short horizon, judged by Qwirkles taken
-    "qwirkle_cards_v0": {"simulations": 100, "rollout_turns": 2, "margin_scale": 1.0},
+    "qwirkle_cards_v0": {
+        "search": "turns",
+        "simulations": 32,
+        "candidates": 6,
+        "prior_temperature": 0.5,
+        "c": 1.0,
+        "rollout_turns": 1,
+        "margin_scale": 1.0,
+    },
 }
 """Default options per environment (what ``mcts`` means in the arena and CLI); options given
 explicitly (``mcts:simulations=50``) override them."""
@@ -92,6 +112,68 @@ class _Node:
         self.total = 0.0
 
 
+class _TurnNode:
+    """A node of the whole-turn tree: children by turn key; ``player`` chose the turn that
+    led here (the root: the searching player); ``visits_in`` counts descents through it."""
+
+    __slots__ = (
+        "children",
+        "options",
+        "parent",
+        "player",
+        "priors",
+        "total",
+        "visits",
+        "visits_in",
+    )
+
+    def __init__(self, parent: _TurnNode | None, player: int) -> None:
+        self.parent = parent
+        self.player = player
+        self.children: dict[Hashable, _TurnNode] = {}
+        self.options: list[TurnOption] | None = None
+        self.priors: list[float] | None = None
+        self.visits = 0
+        self.visits_in = 0
+        self.total = 0.0
+
+
+@dataclass
+class _Plan:
+    """A chosen turn being played out: its sub-actions and, after each, what the player's
+    turn progress must look like (found by playing the turn on a determinisation: one's own
+    sub-actions change only what one sees oneself)."""
+
+    actions: tuple[int, ...]
+    progress: list[Hashable]
+    done: int = 0
+
+    @classmethod
+    def of(
+        cls, option: TurnOption, simulator: Any, model: TurnModel, rng: np.random.Generator
+    ) -> _Plan:
+        env = simulator.sample(rng)
+        progress = []
+        for action in option.actions[:-1]:
+            env._apply(action)
+            env._mask = None
+            progress.append(model.progress(env.public_view(simulator.agent)))
+        return cls(option.actions, progress)
+
+    def next_fits(self, progress: Hashable, mask: np.ndarray) -> bool:
+        i = self.done
+        return (
+            0 < i < len(self.actions)
+            and self.progress[i - 1] == progress
+            and bool(mask[self.actions[i]])
+        )
+
+    def advance(self) -> int:
+        action = self.actions[self.done]
+        self.done += 1
+        return int(action)
+
+
 class MCTSAgent:
     """Information-set MCTS (see the module docstring).
 
@@ -114,9 +196,26 @@ class MCTSAgent:
         rollout_turns: int | None = None,
         margin_scale: float | None = None,
         env_name: str | None = None,
+        search: str = "actions",
+        candidates: int | None = None,
+        prior_temperature: float = 1.0,
+        tree_turns: int = 1,
     ) -> None:
         if rollout not in ROLLOUTS:
             raise ConfigError(f"rollout={rollout!r} is not supported; allowed: {ROLLOUTS}")
+        if search not in SEARCHES:
+            raise ConfigError(f"search={search!r} is not supported; allowed: {SEARCHES}")
+        if search == "turns" and env_name is not None and env_name not in TURN_MODELS:
+            raise ConfigError(
+                f"search='turns' needs a whole-turn model; {env_name} has none "
+                f"(available: {', '.join(sorted(TURN_MODELS))}); use search='actions'"
+            )
+        if candidates is not None and candidates < 1:
+            raise ConfigError(f"candidates must be at least 1 (or None for all), got {candidates}")
+        if prior_temperature <= 0:
+            raise ConfigError(f"prior_temperature must be positive, got {prior_temperature}")
+        if tree_turns < 1:
+            raise ConfigError(f"tree_turns must be at least 1, got {tree_turns}")
         if simulations < 1:
             raise ConfigError(f"simulations must be at least 1, got {simulations}")
         if time_ms is not None and time_ms <= 0:
@@ -138,8 +237,16 @@ class MCTSAgent:
         self.rollout_turns = rollout_turns
         self.margin_scale = margin_scale
         self.env_name = env_name
+        self.search = search
+        self.candidates = candidates
+        self.prior_temperature = float(prior_temperature)
+        self.tree_turns = int(tree_turns)
         self._greedy: dict[str, Any] = {}
+        self._models: dict[str, TurnModel] = {}
+        self._plan: _Plan | None = None
         self.last_iterations = 0
+        self.last_turn: TurnOption | None = None
+        """The whole turn chosen at the last turn start (turn search), else None."""
 
     # ---------------------------------------------------------------- the search
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
@@ -147,14 +254,32 @@ class MCTSAgent:
         legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise ValueError("MCTSAgent.act: the action mask has no legal action")
-        if legal.size == 1:
-            self.last_iterations = 0
-            return int(legal[0])
         if view is None or not hasattr(view, "sample"):
+            if legal.size == 1:
+                self.last_iterations = 0
+                return int(legal[0])
             raise ConfigError(
                 "MCTSAgent needs a Simulator as its view (tools pass one to agents with "
                 "needs_simulator = True; see tabletop_rl.baselines.simulator)"
             )
+        if self.search == "turns":
+            return self._act_turns(mask, view)
+        if legal.size == 1:
+            self.last_iterations = 0
+            return int(legal[0])
+        return self._search_actions(mask, view)
+
+    def _budget_left(self, iterations: int, deadline: float | None) -> bool:
+        if deadline is None:
+            return iterations < self.simulations
+        return iterations == 0 or time.perf_counter() < deadline
+
+    def _deadline(self) -> float | None:
+        return None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000
+
+    def _search_actions(self, mask: np.ndarray, view: Any) -> int:
+        """Sub-action ISMCTS for one decision (see the module docstring)."""
+        legal = np.flatnonzero(mask)
         root = _Node(None, view.player)
         deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000
         iterations = 0
@@ -178,6 +303,126 @@ class MCTSAgent:
         if not best:
             return int(self.rng.choice(legal))
         return int(best[0] if len(best) == 1 else self.rng.choice(sorted(best)))
+
+    # ------------------------------------------------------ the whole-turn search
+    def _model(self, simulator: Any) -> TurnModel:
+        name = self.env_name or simulator.env_name or simulator.info.name
+        if name not in self._models:
+            if name not in TURN_MODELS:
+                raise ConfigError(
+                    f"search='turns' needs a whole-turn model; {name} has none (available: "
+                    f"{', '.join(sorted(TURN_MODELS))}); use search='actions'"
+                )
+            self._models[name] = TURN_MODELS[name]()
+        return self._models[name]
+
+    def _act_turns(self, mask: np.ndarray, simulator: Any) -> int:
+        """Play the planned turn on, or plan a new one at the start of a turn."""
+        model = self._model(simulator)
+        view = simulator.public_view()
+        if model.turn_started(view):
+            plan = self._plan
+            if plan is not None and plan.next_fits(model.progress(view), mask):
+                return plan.advance()
+            # not our plan (or it no longer fits what we see): search this step alone
+            self._plan = None
+            legal = np.flatnonzero(mask)
+            if legal.size == 1:
+                return int(legal[0])
+            return self._search_actions(mask, simulator)
+        options = top_options(model.options(view), self.candidates)
+        if len(options) == 1:
+            self.last_iterations = 0
+            choice = options[0]
+        else:
+            choice = self._search_turns(options, simulator, model)
+        self.last_turn = choice
+        self._plan = _Plan.of(choice, simulator, model, self.rng)
+        if not mask[choice.actions[0]]:
+            raise RuntimeError(f"MCTSAgent planned the masked action {choice.actions[0]}")
+        return self._plan.advance()
+
+    def _priors(self, options: list[TurnOption]) -> list[float]:
+        values = np.array([o.prior for o in options], dtype=float) / self.prior_temperature
+        weights = np.exp(values - values.max())
+        return list(weights / weights.sum())
+
+    def _search_turns(
+        self, options: list[TurnOption], simulator: Any, model: TurnModel
+    ) -> TurnOption:
+        root = _TurnNode(None, simulator.player)
+        root.options = options
+        root.priors = self._priors(options)
+        deadline = self._deadline()
+        iterations = 0
+        while self._budget_left(iterations, deadline):
+            self._iterate_turns(root, simulator, model)
+            iterations += 1
+        self.last_iterations = iterations
+        best, best_visits = options[0], -1
+        for option in options:  # ordered by prior: ties go to the better prior
+            child = root.children.get(option.key)
+            visits = child.visits if child is not None else 0
+            if visits > best_visits:
+                best, best_visits = option, visits
+        return best
+
+    def _iterate_turns(self, root: _TurnNode, simulator: Any, model: TurnModel) -> None:
+        env = simulator.sample(self.rng)
+        reference = _scores(env)
+        node, depth = root, 0
+        done, result = False, None
+        while True:
+            options, priors = node.options, node.priors
+            if options is None:  # a deeper node: this determinisation's turns
+                player_name = env.possible_agents[env._current_player()]
+                options = top_options(model.options(env.public_view(player_name)), self.candidates)
+                priors = self._priors(options)
+            assert priors is not None
+            node.visits_in += 1
+            explore = self.c * math.sqrt(node.visits_in)
+            # an unvisited turn starts at the mean of the visited ones (0.5 before any)
+            seen_visits = sum(c.visits for c in node.children.values())
+            fpu = sum(c.total for c in node.children.values()) / seen_visits if seen_visits else 0.5
+            best_i, best_value = 0, -math.inf
+            for i, option in enumerate(options):
+                child = node.children.get(option.key)
+                n = child.visits if child is not None else 0
+                q = child.total / n if n else fpu
+                value = q + explore * priors[i] / (1 + n)
+                if value > best_value:
+                    best_i, best_value = i, value
+            option = options[best_i]
+            child = node.children.get(option.key)
+            expanded = child is None
+            if child is None:
+                child = _TurnNode(node, env._current_player())
+                node.children[option.key] = child
+            for action in option.actions:
+                done, result = self._play(env, action)
+                if done:
+                    break
+            node, depth = child, depth + 1
+            if done or expanded or depth >= self.tree_turns:
+                break
+        if not done:
+            result = self._turn_rollout(env, model, reference)
+        assert result is not None
+        while node is not None:
+            node.visits += 1
+            node.total += result[node.player]
+            node = node.parent
+
+    def _turn_rollout(self, env: Any, model: TurnModel, reference: list[float]) -> list[float]:
+        """``rollout_turns`` greedy turns, then the score gains since the root judged."""
+        for _ in range(self.rollout_turns or 0):
+            name = env.possible_agents[env._current_player()]
+            for action in model.greedy_turn(env.public_view(name), self.rng):
+                done, result = self._play(env, action)
+                if done:
+                    assert result is not None
+                    return result
+        return _judge_unfinished(env, self.margin_scale, reference)
 
     def _iterate(self, root: _Node, simulator: Any) -> None:
         env = simulator.sample(self.rng)
@@ -277,12 +522,24 @@ def _credits(winners: list[int], n: int) -> list[float]:
     return out
 
 
-def _judge_unfinished(env: Any, margin_scale: float | None) -> list[float]:
+def _scores(env: Any) -> list[float]:
+    """The game's current scores (zeros for a game without ``final_scores``)."""
+    scores = getattr(env, "final_scores", None)
+    return [0.0] * env.num_players if scores is None else [float(v) for v in scores()]
+
+
+def _judge_unfinished(
+    env: Any, margin_scale: float | None, reference: list[float] | None = None
+) -> list[float]:
+    """Each player's result of a game cut short: by the scores, or by the points gained
+    since ``reference`` (the scores where the search started) when given."""
     scores = getattr(env, "final_scores", None)
     n = env.num_players
     if scores is None:
         return [1.0 / n] * n
     values = [float(v) for v in scores()]
+    if reference is not None:
+        values = [v - r for v, r in zip(values, reference, strict=True)]
     if margin_scale is None:
         best = max(values)
         return _credits([i for i, v in enumerate(values) if v == best], n)

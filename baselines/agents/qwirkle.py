@@ -85,18 +85,24 @@ class QwirkleGreedyAgent:
         best = max(scores)
         return best, [m for m, s in zip(moves, scores, strict=True) if s == best]
 
+    def turn_actions(self, view: QwirkleView) -> list[int]:
+        """The whole greedy turn of the viewer (to act at a turn's start) as sub-actions."""
+        return self._plan_turn(view, HAND_SIZE * view.window * view.window)
+
     def _plan_turn(self, view: QwirkleView, end: int) -> list[int]:
         _, best = self.best_moves(view)
         if best:
             move = best[int(self.rng.integers(len(best)))]
-            return [*self._placements(view, move), end]
+            return [*self.placements(view, move), end]
         if view.max_exchange:
             slots = self.exchange_slots(view.hand, view.max_exchange)
             return [end + sum(1 << s for s in slots)]
         return [end + (1 << HAND_SIZE)]
 
     @staticmethod
-    def _placements(view: QwirkleView, move: Sequence[tuple[int, int, Tile]]) -> list[int]:
+    def placements(view: QwirkleView, move: Sequence[tuple[int, int, Tile]]) -> list[int]:
+        """The lay actions of ``move`` (in its order), each tile from the first free slot
+        holding its kind."""
         free = list(range(len(view.hand)))
         actions = []
         w = view.window

@@ -1,0 +1,203 @@
+"""Whole turns for search agents: every legal complete turn of a position, with a prior.
+
+In Qwirkle and Qwirkle Cards a turn is several of the environment's sub-actions (tiles laid
+one by one, or Qwirkles taken and cards played one by one, then "end turn"). A search over
+sub-actions spends its budget on orderings and partial turns; a search over *whole turns*
+compares complete choices. A :class:`TurnModel` lists, for the player to act at the start of
+their turn, every legal complete turn as a :class:`TurnOption`: a key that names the turn
+independently of hand slots (so that the same turn can be recognised in another
+determinisation), the sub-actions that play it, and a prior (the game's scripted heuristic's
+value of the turn, used to rank and prune candidates). It also gives the greedy agent's turn
+for playouts. Everything is computed from a player's public view (their own hand and what
+is on the table), through the rules engine's move generators and the scripted agents'
+evaluations; nothing is re-implemented here.
+
+- Qwirkle (:class:`QwirkleTurnModel`): every legal move of the hand (the engine's complete
+  generator ``legal_moves``, or the start rows), every exchange of a distinct multiset of
+  tiles, or the pass when nothing else is legal; priors are
+  :class:`~.qwirkle_heuristic.QwirkleHeuristicAgent`'s values (points, leave, lines of five).
+- Qwirkle Cards (:class:`QwirkleCardsTurnModel`): the engine's ``legal_turns`` (every card
+  selection that leaves a valid table, with every choice of Qwirkles to take), or the forced
+  redraw; priors are :class:`~.qwirkle_cards_heuristic.QwirkleCardsHeuristicAgent`'s turn
+  values plus ``qwirkle_value`` per Qwirkle taken.
+
+>>> import numpy as np
+>>> from tabletop_rl.envs import qwirkle_v0
+>>> env = qwirkle_v0.raw_env()
+>>> env.reset(seed=0)
+>>> view = env.public_view(env.agent_selection)
+>>> options = QwirkleTurnModel().options(view)
+>>> all(env.action_mask()[o.actions[0]] for o in options)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from tabletop_rl.envs.qwirkle.tiles import HAND_SIZE
+from tabletop_rl.envs.qwirkle_cards.cards import NUM_KINDS, NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.turns import Turn
+from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE, QwirkleCardsView
+from tabletop_rl.envs.qwirkle_v0 import QwirkleView
+
+from .qwirkle import QwirkleGreedyAgent
+from .qwirkle_cards import best_turn
+from .qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
+from .qwirkle_heuristic import QwirkleHeuristicAgent
+
+
+@dataclass(frozen=True)
+class TurnOption:
+    """One complete turn: its name, its sub-actions in order, and its prior value."""
+
+    key: Hashable
+    actions: tuple[int, ...]
+    prior: float
+
+
+class TurnModel(Protocol):
+    """Whole turns of one game, from a player's public view (see the module docstring)."""
+
+    def options(self, view: Any) -> list[TurnOption]:
+        """Every legal complete turn of the viewer, who is to act at the start of a turn."""
+        ...
+
+    def greedy_turn(self, view: Any, rng: np.random.Generator) -> tuple[int, ...]:
+        """The greedy agent's turn for the viewer (to act at the start of a turn)."""
+        ...
+
+    def turn_started(self, view: Any) -> bool:
+        """Whether the player to act has already made sub-actions this turn."""
+        ...
+
+    def progress(self, view: Any) -> Hashable:
+        """What the viewer sees of the turn under way (to check a plan is still followed)."""
+        ...
+
+
+def top_options(options: Sequence[TurnOption], k: int | None) -> list[TurnOption]:
+    """The ``k`` options of highest prior (all when ``k`` is None); ties keep list order.
+
+    >>> opts = [TurnOption(i, (i,), p) for i, p in enumerate([1.0, 3.0, 2.0, 3.0])]
+    >>> [o.key for o in top_options(opts, 3)]
+    [1, 3, 2]
+    """
+    ranked = sorted(range(len(options)), key=lambda i: -options[i].prior)
+    if k is not None:
+        ranked = ranked[:k]
+    return [options[i] for i in ranked]
+
+
+class QwirkleTurnModel:
+    """Qwirkle's whole turns (see the module docstring)."""
+
+    def __init__(self) -> None:
+        # the heuristic's generator breaks ties only in its own act(); options() uses none
+        self._heuristic = QwirkleHeuristicAgent(np.random.default_rng(0))
+
+    @staticmethod
+    def _end(view: QwirkleView) -> int:
+        return HAND_SIZE * view.window * view.window
+
+    def options(self, view: QwirkleView) -> list[TurnOption]:
+        if view.to_act != view.player or view.laid_this_turn:
+            raise ValueError("QwirkleTurnModel.options needs the viewer to act at a turn's start")
+        end = self._end(view)
+        out: list[TurnOption] = []
+        seen: set[Hashable] = set()
+        for value, choice in self._heuristic._candidates(view):
+            if isinstance(choice, int):  # an exchange: the slots' bits
+                tiles = sorted(view.hand[s] for s in range(len(view.hand)) if choice >> s & 1)
+                key: Hashable = ("exchange", tuple(tiles))
+                actions: tuple[int, ...] = (end + choice,)
+            else:
+                key = ("move", frozenset(choice))
+                actions = (*QwirkleGreedyAgent.placements(view, choice), end)
+            if key not in seen:
+                seen.add(key)
+                out.append(TurnOption(key, actions, float(value)))
+        if not out:
+            out.append(TurnOption(("pass",), (end + (1 << HAND_SIZE),), 0.0))
+        return out
+
+    def greedy_turn(self, view: QwirkleView, rng: np.random.Generator) -> tuple[int, ...]:
+        return tuple(QwirkleGreedyAgent(rng).turn_actions(view))
+
+    def turn_started(self, view: QwirkleView) -> bool:
+        return bool(view.laid_this_turn)
+
+    def progress(self, view: QwirkleView) -> Hashable:
+        return view.laid_this_turn
+
+
+def card_turn_actions(turn: Turn) -> tuple[int, ...]:
+    """The sub-actions of a Qwirkle Cards turn in the environment's order: the Qwirkles
+    taken, then the cards played, then "end turn".
+
+    >>> from tabletop_rl.envs.qwirkle_cards.cards import parse_cards
+    >>> card_turn_actions(Turn(parse_cards("Ro Ro Bx")))
+    (0, 0, 25, 48)
+    """
+    actions = [TAKE + line for line in range(NUM_LINES) for _ in range(turn.taken[line])]
+    actions += [k for k in range(NUM_KINDS) for _ in range(turn.played[k])]
+    return (*actions, END_TURN)
+
+
+class QwirkleCardsTurnModel:
+    """Qwirkle Cards' whole turns (see the module docstring)."""
+
+    def __init__(self, qwirkle_value: float = 10.0) -> None:
+        self.qwirkle_value = float(qwirkle_value)
+        self._heuristic = QwirkleCardsHeuristicAgent(np.random.default_rng(0))
+
+    def options(self, view: QwirkleCardsView) -> list[TurnOption]:
+        if view.to_move != view.player or self.turn_started(view):
+            raise ValueError(
+                "QwirkleCardsTurnModel.options needs the viewer to act at a turn's start"
+            )
+        turns = view.legal_turns()
+        if not turns:
+            return [TurnOption("cannot_play", (CANNOT_PLAY,), 0.0)]
+        hand = view.hand
+        value = self._heuristic.turn_value
+        return [
+            TurnOption(
+                turn,
+                card_turn_actions(turn),
+                value(view, hand, turn) + self.qwirkle_value * turn.num_qwirkles,
+            )
+            for turn in turns
+        ]
+
+    def greedy_turn(self, view: QwirkleCardsView, rng: np.random.Generator) -> tuple[int, ...]:
+        turn = best_turn(view, rng)
+        return (CANNOT_PLAY,) if turn is None else card_turn_actions(turn)
+
+    def turn_started(self, view: QwirkleCardsView) -> bool:
+        return any(view.played) or any(view.taken)
+
+    def progress(self, view: QwirkleCardsView) -> Hashable:
+        return view.played, view.taken
+
+
+TURN_MODELS: dict[str, type] = {
+    "qwirkle_v0": QwirkleTurnModel,
+    "qwirkle_cards_v0": QwirkleCardsTurnModel,
+}
+"""The environments whose turns :mod:`.mcts` can search whole, by name."""
+
+
+__all__ = [
+    "TURN_MODELS",
+    "QwirkleCardsTurnModel",
+    "QwirkleTurnModel",
+    "TurnModel",
+    "TurnOption",
+    "card_turn_actions",
+    "top_options",
+]

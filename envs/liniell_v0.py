@@ -80,6 +80,10 @@ A turn is two (sometimes three) steps by the same agent:
    4 players), a second compulsory step follows for the second joined line if it still holds
    two pawns. A compulsory move is the player's occupation for the turn.
 
+`env.unwrapped.action_layout()` names the action groups: `lay` with shape (7, 7, 4) (window
+row, window column, rotation; board-shaped, so a network can score it per cell), `occupy`
+(12,) and `skip` (1,).
+
 The action mask is exact: a lay action is legal if and only if the rules engine accepts the
 placement (contact, 4 x 4 square, merge ban), and an occupy action if and only if the line
 is free (or is the joined line of a compulsory move) and the pawn exists and may move there.

@@ -2,18 +2,24 @@
 
 The figure has two panels: the periodic evaluation's win rate against each scripted agent
 with its Wilson 95% interval (``eval.csv``), and the training-time win rate of the learner's
-games against each kind of opponent, smoothed (``progress.csv``), both over learner steps and
-wall-clock minutes.
+games against each kind of opponent, smoothed (``progress.csv``), both over learner steps, with
+training minutes on the top axis: wall clock (``--clock wall``) or CPU minutes of the training
+process and its rollout workers (``--clock cpu``, the measure that does not depend on what else
+ran on the machine). ``--marks 20 120`` draws vertical lines at those minutes (e.g. 10 and 60
+minutes on 2 cores). The PNG is written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+
+from ..arena import atomic_write_bytes
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -23,8 +29,19 @@ def _read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def plot_run(run_dir: str | Path, out: str | Path, title: str | None = None) -> None:
+CLOCKS = {"wall": ("time", "training minutes (wall clock)"), "cpu": ("cpu_time", "CPU minutes")}
+
+
+def plot_run(
+    run_dir: str | Path,
+    out: str | Path,
+    title: str | None = None,
+    clock: str = "wall",
+    marks: tuple[float, ...] = (),
+) -> None:
     """Write the learning curves of ``run_dir`` to the PNG ``out``."""
+    if clock not in CLOCKS:
+        raise ValueError(f"clock={clock!r}; allowed: {', '.join(CLOCKS)}")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -33,7 +50,8 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str | None = None) -> 
     run_dir = Path(run_dir)
     progress = _read(run_dir / "progress.csv")
     evals = _read(run_dir / "eval.csv")
-    minutes = {int(r["global_step"]): float(r["time"]) / 60 for r in progress}
+    column, clock_label = CLOCKS[clock]
+    minutes = {int(r["global_step"]): float(r[column]) / 60 for r in progress}
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     ax = axes[0]
@@ -62,7 +80,12 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str | None = None) -> 
                 lambda m: np.interp(m, list(minutes.values()), list(minutes)),
             ),
         )
-        top.set_xlabel("wall-clock minutes")
+        top.set_xlabel(clock_label)
+        for mark in marks:
+            step = np.interp(mark, list(minutes.values()), list(minutes))
+            if mark <= max(minutes.values()):
+                ax.axvline(step, color="black", lw=0.8, ls="--")
+                ax.annotate(f"{mark:g} min", (step, 0.02), fontsize=8, rotation=90)
 
     ax = axes[1]
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
@@ -86,8 +109,10 @@ def plot_run(run_dir: str | Path, out: str | Path, title: str | None = None) -> 
     fig.suptitle(title or run_dir.name)
     fig.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    atomic_write_bytes(Path(out), buf.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,8 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir")
     parser.add_argument("out")
     parser.add_argument("--title", default=None)
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="top axis")
+    parser.add_argument(
+        "--marks", type=float, nargs="*", default=[], help="vertical lines at these minutes"
+    )
     args = parser.parse_args(argv)
-    plot_run(args.run_dir, args.out, args.title)
+    plot_run(args.run_dir, args.out, args.title, args.clock, tuple(args.marks))
     return 0
 
 

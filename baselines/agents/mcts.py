@@ -7,8 +7,11 @@ fresh *determinisation* — a copy of the game in which everything the player ca
 (tile or card draws) is thereby sampled too, so the same search serves hidden-information
 games and perfect-information games with chance (Liniell).
 
-Algorithm: single-observer ISMCTS (Cowling, Powley & Whitehouse 2012). One tree, whose nodes
-are the action sequences played from the current decision; each iteration
+Two searches share this machinery (option ``search``):
+
+**Sub-action search** (``search="actions"``, Liniell and any environment): single-observer
+ISMCTS (Cowling, Powley & Whitehouse 2012) over the environment's actions. One tree, whose
+nodes are the action sequences played from the current decision; each iteration
 
 1. samples a determinisation,
 2. descends the tree, at each node choosing among the children *legal in this
@@ -16,26 +19,45 @@ are the action sequences played from the current decision; each iteration
    (``mean + c * sqrt(ln(available) / visits)``), the mean taken from the perspective of the
    player who chose that action,
 3. adds one untried legal action as a new node,
-4. plays out to the end of the game with the rollout policy (``"random"``: uniform over the
-   mask; ``"greedy"``: the game's greedy agent), and
+4. plays out with the rollout policy (``"random"``: uniform over the mask; ``"greedy"``:
+   the game's greedy agent), and
 5. backs up every player's result along the path.
+
+The move played is the most visited child of the root.
+
+**Whole-turn search** (``search="turns"``, Qwirkle and Qwirkle Cards): the tree's edges are
+*complete turns* (every tile of a move and "end turn"; an exchange; Qwirkles taken and cards
+played; the forced redraw or pass), listed by :mod:`.turns` from the rules engine's move
+generators: exactly the legal complete turns of the position (the tests compare them with a
+brute-force walk through the action masks). Each turn has a *prior*, the game's scripted
+heuristic's value of it, and only the ``candidates`` turns of highest prior are searched
+(a fixed K rather than progressive widening: the heuristic ranks well, and a fixed K
+keeps the cost per decision predictable). At the root the candidates are the searching
+player's own turns, the same in every determinisation (they depend only on its hand and the
+table). Selection is PUCT, ``Q + c * P * sqrt(N) / (1 + n)``, with ``P`` the softmax of the
+priors at ``prior_temperature`` and an unvisited turn valued at the mean of the visited
+ones; ``tree_turns`` bounds the tree's depth in turns (deeper nodes list the turns of the
+player to act in that determinisation). Below the tree each player plays ``rollout_turns``
+greedy turns. The chosen turn (most visited; ties to the better prior) is then played out
+sub-action by sub-action over the following decisions; the agent checks before each one
+that the turn so far looks as planned (and the action is unmasked), and otherwise searches
+that decision alone with the sub-action search.
 
 A result is the player's share of the win (1 for a sole win, ``1/k`` for a win shared by
 ``k`` players, 0 for a loss; a truncated game is a draw). Rollouts may be cut after
 ``max_rollout_steps`` agent steps or after ``rollout_turns`` changes of the player to act
-(long games such as Qwirkle need this; ``rollout_turns`` is ignored for a game without
-scores, whose rollouts run to the end). The cut game is judged by the game's
-``final_scores()`` (its current scores) if it provides them: with ``margin_scale=None`` the
-leaders share the win; otherwise each player gets
-``1 / (1 + exp(-(own score - best other score) / margin_scale))``. A game without scores
-is judged a draw at the cut. The move played is the
-most visited child of the root. A turn made of several sub-actions (Qwirkle, Qwirkle Cards)
-is searched one sub-action at a time, each a level of the tree.
+(long games such as Qwirkle need this; ``rollout_turns`` is ignored by the sub-action search
+for a game without scores, whose rollouts run to the end). The cut game is judged by the
+game's ``final_scores()`` if it provides them: with ``margin_scale=None`` the leaders share
+the win; otherwise each player gets ``1 / (1 + exp(-margin / margin_scale))``, the margin
+being its score minus the best other score (the sub-action search) or its points gained
+since the search's position minus the best other player's gain (the whole-turn search, so
+that a lead or a deficit does not flatten the comparison). A game without scores is judged a
+draw at the cut.
 
 The budget is ``simulations`` iterations per decision, or ``time_ms`` milliseconds if given.
 :func:`make_mcts` (what the arena and the CLI use for ``mcts``) applies per-game defaults
-(:data:`ENV_DEFAULTS`): a two-turn horizon judged by the score margin (Qwirkle's games are
-long, Qwirkle Cards' masks costly, and for Liniell it plays better than full rollouts).
+(:data:`ENV_DEFAULTS`), chosen so that a decision costs well under a second of CPU.
 With a simulation budget the agent is deterministic given its generator, its observation
 and what it may see.
 """
@@ -82,7 +104,7 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
         "simulations": 32,
         "candidates": 6,
         "prior_temperature": 0.5,
-        "c": 1.0,
+        "c": 3.0,
         "rollout_turns": 1,
         "margin_scale": 1.0,
     },

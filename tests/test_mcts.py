@@ -314,7 +314,6 @@ def test_a_turn_started_by_someone_else_is_finished_legally() -> None:
 def test_turn_search_is_deterministic_and_blind_to_hidden_information(env_name: str) -> None:
     env = _play_greedy_turns(env_name, seed=6, turns=2)
     name = env.agent_selection
-    other = next(a for a in env.possible_agents if a != name)
     twin = copy.deepcopy(env)
     twin.resample_hidden(name, np.random.default_rng(123))  # other hand, bag or pile redrawn
     assert twin.dump() != env.dump()
@@ -324,7 +323,6 @@ def test_turn_search_is_deterministic_and_blind_to_hidden_information(env_name: 
         choices.add(select_action(agent, position, env_name=env_name))
         assert agent.last_iterations == 12
     assert len(choices) == 1
-    assert other  # the twin differs only in what `name` cannot see
 
 
 def test_deeper_turn_trees_play_legally() -> None:

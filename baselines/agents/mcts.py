@@ -57,7 +57,9 @@ draw at the cut.
 
 The budget is ``simulations`` iterations per decision, or ``time_ms`` milliseconds if given.
 :func:`make_mcts` (what the arena and the CLI use for ``mcts``) applies per-game defaults
-(:data:`ENV_DEFAULTS`), chosen so that a decision costs well under a second of CPU.
+(:data:`ENV_DEFAULTS`), chosen so that a decision costs well under a second of CPU (the
+figures there: process time per searched decision over one game against greedy, on a
+2-core machine shared with other work).
 With a simulation budget the agent is deterministic given its generator, its observation
 and what it may see.
 """
@@ -80,15 +82,23 @@ ROLLOUTS = ("random", "greedy")
 SEARCHES = ("actions", "turns")
 
 ENV_DEFAULTS: dict[str, dict[str, Any]] = {
-    # Against greedy (seats alternating): a two-turn horizon judged by the margin of
-    # provisional points won 52.5 of 80 games (0.656, Wilson 95%: 0.55-0.75; runs with
-    # --seed 0, 1, 2), full random rollouts 21 of 40 (0.37-0.67). The horizon needs
-    # final_scores(); without it rollouts run to the end (32 agent steps a game).
+    # Sub-action search, 300 simulations, random rollouts cut after two turns and judged by
+    # the margin of provisional points. Against greedy: 0.800 (Wilson 95%: 0.711-0.867)
+    # over 100 games (`tabletop-rl arena --env liniell_v0 --agents mcts greedy --games 100
+    # --seed 2026 --workers 1`); earlier, 52.5 of 80 games with --seed 0, 1, 2 (0.656), and
+    # full random rollouts 21 of 40. The horizon needs final_scores(); without it rollouts
+    # run to the end (32 agent steps a game). Against the heuristic it loses: 0.335
+    # (0.250-0.432) over 100 games (same command, --agents mcts heuristic). About 0.3-0.5 s
+    # of CPU a decision.
     "liniell_v0": {"rollout_turns": 2, "margin_scale": 3.0},
-    # Hundreds of steps a game: look two turns ahead, judge by the score margin. Measured
-    # with final_scores(): lost 4 of 4 games to greedy (79 points a game against 285); the
-    # sub-action tree's fan-out (placements x cells, 63 exchanges) is far larger than the
-    # budget, so this is a weak player until the search works on whole turns.
+    # Whole turns: the 8 best by the heuristic's value, 120 simulations, each playing the
+    # turn and two greedy turns (the opponent's reply and our next), judged by the points
+    # gained. (The sub-action search lost 4 of 4 games to greedy: its fan-out, placements x
+    # cells and 63 exchanges, is far larger than any affordable budget.) Against greedy:
+    # 0.595 (Wilson 95%: 0.497-0.686), 199.4 points a game against 194.3, over 100 games
+    # (`tabletop-rl arena --env qwirkle_v0 --agents mcts greedy --games 100 --seed 2026
+    # --workers 1`): ahead, but 100 games do not settle it (the heuristic alone: 0.545
+    # over 1000). About 0.4 s of CPU a decision (most 0.6 s).
     "qwirkle_v0": {
         "search": "turns",
         "simulations": 120,
@@ -98,7 +108,16 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
         "rollout_turns": 2,
         "margin_scale": 10.0,
     },
-    # expensive masks (the validity solver): a short horizon, judged by Qwirkles taken
+    # Whole turns: the 6 best by the heuristic's value (plus 10 per Qwirkle taken), 32
+    # simulations, each playing the turn and the opponent's greedy reply, judged by the
+    # Qwirkles gained; listing every legal turn (the engine's legal_turns) is most of the
+    # cost. c=3 leans on the heuristic's prior: 17.5 of 20 games against greedy with
+    # --seed 78, where c=1 won 6 of 10 with --seed 77. Against greedy: 0.890 (Wilson 95%:
+    # 0.814-0.937), 8.3 Qwirkles a game against 4.6, over 100 games (`tabletop-rl arena
+    # --env qwirkle_cards_v0 --agents mcts greedy --games 100 --seed 2026 --workers 1`).
+    # Against the heuristic (its prior's source): 0.550 (0.452-0.644) over 100 games (same
+    # command, --agents mcts heuristic). About 0.4-0.6 s of CPU a decision (most 0.8-1.2 s,
+    # late in the game).
     "qwirkle_cards_v0": {
         "search": "turns",
         "simulations": 32,

@@ -95,10 +95,11 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # turn and two greedy turns (the opponent's reply and our next), judged by the points
     # gained. (The sub-action search lost 4 of 4 games to greedy: its fan-out, placements x
     # cells and 63 exchanges, is far larger than any affordable budget.) Against greedy:
-    # 0.595 (Wilson 95%: 0.497-0.686), 199.4 points a game against 194.3, over 100 games
-    # (`tabletop-rl arena --env qwirkle_v0 --agents mcts greedy --games 100 --seed 2026
-    # --workers 1`): ahead, but 100 games do not settle it (the heuristic alone: 0.545
-    # over 1000). About 0.4 s of CPU a decision (most 0.6 s).
+    # 0.650 (Wilson 95%: 0.582-0.713), 200.2 points a game against 193.6, over 200 games
+    # (`tabletop-rl arena --env qwirkle_v0 --agents mcts greedy --games 200 --seed 2026
+    # --workers 1`; its first 100 games, 0.595, are those of the same command with
+    # --games 100). The heuristic alone beats greedy 0.545 over 1000. About 0.4 s of CPU a
+    # decision (most 0.6 s).
     "qwirkle_v0": {
         "search": "turns",
         "simulations": 120,

@@ -51,7 +51,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from math import comb
 from typing import Any
 
 import numpy as np
@@ -71,6 +70,7 @@ from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE
 
 from .heuristic_weights import with_overrides
 from .qwirkle_cards import most_qwirkles, qwirkle_bound
+from .qwirkle_heuristic import holds_all
 
 
 @dataclass(frozen=True)
@@ -91,28 +91,15 @@ class QwirkleCardsWeights:
 
 def hand_holds_all(missing: Sequence[int], unseen: Sequence[int], total: int, hand: int) -> float:
     """Probability that ``hand`` cards drawn from ``total`` unseen cards hold one of each kind
-    in ``missing`` (``unseen[k]`` copies of kind k among them), by inclusion-exclusion.
+    in ``missing`` (``unseen[k]`` copies of kind k among them): Qwirkle's
+    :func:`~.qwirkle_heuristic.holds_all` (inclusion-exclusion) over the missing kinds' copies.
 
     >>> round(hand_holds_all([0], [3] + [0] * 35, 60, 9), 3)
     0.391
     >>> hand_holds_all([0], [0] * 36, 60, 9)
     0.0
     """
-    if hand <= 0 or total <= 0:
-        return 0.0
-    hand = min(hand, total)
-    n = len(missing)
-    copies = [unseen[k] for k in missing]
-    if any(c <= 0 for c in copies):
-        return 0.0
-    denominator = comb(total, hand)
-    probability = 0.0
-    # P(all present) = sum over subsets S of missing (-1)^|S| P(none of S present)
-    for subset in range(1 << n):
-        gone = sum(copies[i] for i in range(n) if subset >> i & 1)
-        sign = -1.0 if bin(subset).count("1") % 2 else 1.0
-        probability += sign * comb(total - gone, hand) / denominator
-    return max(0.0, probability)
+    return holds_all(tuple(unseen[k] for k in missing), total, hand)
 
 
 class QwirkleCardsHeuristicAgent:

@@ -228,11 +228,11 @@ def train(
         )
 
     row: dict[str, Any] = {}
-    if state is not None and budget_spent():
+    spent_already = state is not None and budget_spent()
+    if spent_already:
         tqdm.write(f"the run has already used its time budget at update {update}; nothing to do")
-        global_step = cfg.total_steps  # skip the loop
     try:
-        while global_step < cfg.total_steps:
+        while global_step < cfg.total_steps and not spent_already:
             lr = cfg.lr * (1.0 - global_step / cfg.total_steps) if cfg.anneal_lr else cfg.lr
             for group in optimizer.param_groups:
                 group["lr"] = lr

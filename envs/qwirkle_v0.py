@@ -255,6 +255,12 @@ class QwirkleView:
     window: int
     """The window's side in cells."""
 
+    @property
+    def end_turn(self) -> int:
+        """The action that ends the turn (after the placements); ``end_turn + m`` exchanges
+        the slots of bitmask ``m`` (1 to 63) and ``end_turn + 64`` passes."""
+        return HAND_SIZE * self.window * self.window
+
     def window_cell(self, row: int, col: int) -> Cell | None:
         """Window coordinates of board cell ``(row, col)``, or ``None`` if outside."""
         r, c = row - self.window_origin[0], col - self.window_origin[1]

@@ -48,7 +48,7 @@ class QwirkleGreedyAgent:
                 "QwirkleGreedyAgent needs the public view: act(obs, env.public_view(agent))"
             )
         mask = observation["action_mask"]
-        end = HAND_SIZE * view.window * view.window
+        end = view.end_turn
         laid = list(view.laid_this_turn)
         if not laid or laid != self._laid[: len(laid)]:
             if laid:  # not our plan (someone else laid these): stop here if we may
@@ -87,7 +87,7 @@ class QwirkleGreedyAgent:
 
     def turn_actions(self, view: QwirkleView) -> list[int]:
         """The whole greedy turn of the viewer (to act at a turn's start) as sub-actions."""
-        return self._plan_turn(view, HAND_SIZE * view.window * view.window)
+        return self._plan_turn(view, view.end_turn)
 
     def _plan_turn(self, view: QwirkleView, end: int) -> list[int]:
         _, best = self.best_moves(view)

@@ -288,7 +288,7 @@ class QwirkleHeuristicAgent:
             raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
         mask = observation["action_mask"]
         cells = view.window * view.window
-        end = HAND_SIZE * cells
+        end = view.end_turn
         key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
         laid = view.laid_this_turn
         if not laid:

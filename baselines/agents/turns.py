@@ -100,14 +100,10 @@ class QwirkleTurnModel:
         # the heuristic's generator breaks ties only in its own act(); options() uses none
         self._heuristic = QwirkleHeuristicAgent(np.random.default_rng(0))
 
-    @staticmethod
-    def _end(view: QwirkleView) -> int:
-        return HAND_SIZE * view.window * view.window
-
     def options(self, view: QwirkleView) -> list[TurnOption]:
         if view.to_act != view.player or view.laid_this_turn:
             raise ValueError("QwirkleTurnModel.options needs the viewer to act at a turn's start")
-        end = self._end(view)
+        end = view.end_turn
         out: list[TurnOption] = []
         seen: set[Hashable] = set()
         for value, choice in self._heuristic._candidates(view):

@@ -245,7 +245,7 @@ class QwirkleHeuristicAgent:
         return value
 
     # --------------------------------------------------------------- planning
-    def _candidates(self, view: Any) -> list[tuple[float, Any]]:
+    def candidates(self, view: Any) -> list[tuple[float, Any]]:
         """(value, move or exchange mask) of every option at the start of a turn."""
         w = self.weights
         hand = list(view.hand)
@@ -292,7 +292,7 @@ class QwirkleHeuristicAgent:
         key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
         laid = view.laid_this_turn
         if not laid:
-            options = self._candidates(view)
+            options = self.candidates(view)
             if not options:
                 return int(end + (1 << HAND_SIZE))  # pass: nothing else is possible
             choice = self._choose(options)

@@ -106,7 +106,7 @@ class QwirkleTurnModel:
         end = view.end_turn
         out: list[TurnOption] = []
         seen: set[Hashable] = set()
-        for value, choice in self._heuristic._candidates(view):
+        for value, choice in self._heuristic.candidates(view):
             if isinstance(choice, int):  # an exchange: the slots' bits
                 tiles = sorted(view.hand[s] for s in range(len(view.hand)) if choice >> s & 1)
                 key: Hashable = ("exchange", tuple(tiles))

@@ -43,6 +43,9 @@ def summarise(run_dir: Path) -> dict[str, float]:
         "steps_per_cpu_s": steps / float(last["cpu_time"]),
         "steps_per_wall_s": steps / float(last["time"]),
         "agent_steps_per_wall_s": median("agent_steps_per_s"),
+        "agent_steps_per_learner_step": statistics.median(
+            float(r["agent_steps_per_s"]) / float(r["decisions_per_s"]) for r in rows
+        ),
         "env_share": env / total,
         "network_share": net / total,
         "update_share": upd / total,
@@ -55,14 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(
         "| run | learner steps | CPU-min | steps / CPU-s | steps / wall-s "
-        "| games (env + opponents) | network (rollout) | PPO update |"
+        "| agent steps / learner step | games (env + opponents) | network (rollout) | PPO update |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for run in args.runs:
         s = summarise(Path(run))
         print(
             f"| {Path(run).name} | {s['learner_steps']:,.0f} | {s['cpu_minutes']:.1f} "
             f"| {s['steps_per_cpu_s']:.0f} | {s['steps_per_wall_s']:.0f} "
+            f"| {s['agent_steps_per_learner_step']:.2f} "
             f"| {s['env_share']:.0%} | {s['network_share']:.0%} | {s['update_share']:.0%} |"
         )
     return 0

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tabletop_rl.envs import make
 from tabletop_rl.envs.liniell import NUM_CELLS, WINDOW, Game, Phase
 from tabletop_rl.envs.liniell.board import NEIGHBOUR
+from tabletop_rl.envs.liniell.scoring import score_line
 from tabletop_rl.envs.liniell_v0 import NUM_ACTIONS, OCCUPY, SKIP, raw_env
 
 
@@ -189,6 +190,56 @@ def test_observation_matches_the_state_and_hides_only_the_stack_order() -> None:
         before = obs.copy()
         env.resample_hidden(agent, np.random.default_rng(i))
         assert np.array_equal(env.observe(agent)["observation"], before)
+
+
+def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
+    """``routes`` holds every port's line score (uncached, from the scoring rules), the
+    observer's pawns on it sum to ``scores``; ``own_pawns`` numbers pawns as ``source`` does."""
+    moved_checked = 0
+    for seed in range(12):
+        env = make("liniell_v0", raw=True, num_players=2 + seed % 3)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.state.is_over:
+            board = env.state.board
+            for i, agent in enumerate(env.possible_agents):
+                views = env.layout.decode(env.observe(agent)["observation"])
+                for cell in range(NUM_CELLS):
+                    orient = board.cell_orient[cell]
+                    for port in range(4):
+                        expected = 0
+                        if orient is not None:
+                            root = board.lines.find(cell * 4 + orient.port_group[port])
+                            expected = score_line(board, root).points
+                        assert views["routes"][port].reshape(-1)[cell] == expected
+                placed = sorted((p for p in board.pawns[i] if p >= 0), key=board.piece_key)
+                own = views["own_pawns"].reshape(2, -1)
+                assert own.sum() == len(placed)
+                for k, piece in enumerate(placed):
+                    assert own[k, piece >> 2] == 1
+                    port = board.cell_orient[piece >> 2].groups[piece & 3].ports[0]
+                    route = views["routes"][port].reshape(-1)[piece >> 2]
+                    assert route == board.line_score(board.lines.find(piece)).points
+                mine = sum(
+                    views["routes"][board.cell_orient[p >> 2].groups[p & 3].ports[0]].reshape(-1)[
+                        p >> 2
+                    ]
+                    for p in placed
+                )
+                assert mine == views["scores"][0]
+            mover = env.state.current
+            action = int(rng.choice(np.flatnonzero(env.action_mask())))
+            if OCCUPY <= action < SKIP and (action - OCCUPY) % 3:
+                source = (action - OCCUPY) % 3
+                views = env.layout.decode(env.observe(env.possible_agents[mover])["observation"])
+                cell = int(np.flatnonzero(views["own_pawns"][source - 1].reshape(-1))[0])
+                (piece,) = [p for p in board.pawns[mover] if p >= 0 and p >> 2 == cell]
+                env.step(action)
+                assert piece not in env.state.board.pawns[mover]  # that pawn was the one moved
+                moved_checked += 1
+            else:
+                env.step(action)
+    assert moved_checked > 5
 
 
 def test_score_reward_sums_to_the_final_score_and_win_reward_follows_the_tie_break() -> None:

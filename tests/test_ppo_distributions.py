@@ -143,6 +143,24 @@ def test_per_cell_head_follows_the_groups_declared_order() -> None:
         assert logits[0, 24 + (row * 4 + col) * 5 + plane] == hwc[0, plane, row, col]
 
 
+def test_board_head_lets_the_value_see_where_a_feature_lies() -> None:
+    """Pooled features cannot tell a mark at (1, 1) from one at (3, 3) of a 5 x 5 board (each
+    lies wholly inside the board for a 3x3 convolution); the flattened board head can."""
+    layout = ObservationLayout((Field("board", (1, 5, 5), "planes", spatial=True),))
+    actions = ObservationLayout((Field("other", (2,), "two actions"),))
+    obs = torch.zeros(2, layout.size)
+    obs[0, 1 * 5 + 1] = obs[1, 3 * 5 + 3] = 1.0
+    pooled = build_network("conv", layout, actions, 2, [4], [8], seed=0)
+    assert torch.allclose(pooled(obs)[1][0], pooled(obs)[1][1])
+    located = build_network("conv", layout, actions, 2, [4], [8], seed=0, board_head_channels=2)
+    logits, value = located(obs)
+    assert not torch.allclose(value[0], value[1]) and logits.shape == (2, 2)
+    extra = sum(p.numel() for p in located.parameters()) - sum(
+        p.numel() for p in pooled.parameters()
+    )
+    assert extra == (4 * 2 + 2) + 2 * 25 * 8  # the 1x1 conv, and 2 x 25 more trunk inputs
+
+
 def test_liniell_lay_group_is_board_shaped() -> None:
     from tabletop_rl.envs import liniell_v0
 

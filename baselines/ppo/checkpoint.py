@@ -67,6 +67,7 @@ def make_network(cfg: PPOConfig) -> nn.Module:
         cfg.conv_channels,
         cfg.hidden_sizes,
         seed=cfg.seed,
+        board_head_channels=cfg.board_head_channels,
     )
 
 

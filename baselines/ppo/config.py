@@ -125,6 +125,10 @@ class PPOConfig:
     action groups) or ``mlp`` (one MLP over the whole flat observation)."""
     conv_channels: list[int] = field(default_factory=lambda: [32, 32, 32])
     """Channels of the 3x3 convolution layers of the spatial encoder."""
+    board_head_channels: int = 0
+    """``conv`` only: also flatten a 1x1 convolution of the board features to this many planes
+    into the trunk, so the value and the non-spatial action heads see where features are, not
+    only their board-wide mean and max (0: pooling only)."""
     hidden_sizes: list[int] = field(default_factory=lambda: [128, 128])
     """Widths of the MLP layers (the vector-field encoder and the trunk; the whole network for
     ``network: mlp``)."""
@@ -254,6 +258,10 @@ def _validate(cfg: PPOConfig) -> None:
             raise ConfigError(
                 f"config key {key!r} must be >= 0 (0: no limit), got {getattr(cfg, key)}"
             )
+    if cfg.board_head_channels < 0:
+        raise ConfigError(
+            f"config key 'board_head_channels' must be >= 0, got {cfg.board_head_channels}"
+        )
     if cfg.num_workers < 0:
         raise ConfigError(f"config key 'num_workers' must be >= 0, got {cfg.num_workers}")
     if cfg.network not in ("conv", "mlp"):

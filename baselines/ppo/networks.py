@@ -4,7 +4,10 @@
 all over the same board window) are stacked into one image for a convolutional encoder, the
 other fields form a vector for an MLP. Pooled board features and the vector features meet
 in a trunk MLP whose output feeds the value head and the non-spatial action groups (linear
-heads). Spatial action groups — shape ``(C, H, W)`` over the same window — are scored per
+heads). Pooling forgets *where* a feature is; with ``board_head_channels > 0`` a 1x1
+convolution to that many planes is also flattened into the trunk (AlphaZero's value-head
+design), so the trunk sees each cell, e.g. the lines of the tile just laid. Spatial action
+groups — shape ``(C, H, W)`` over the same window — are scored per
 cell by a 1x1 convolution over the board features conditioned on the trunk output, so the
 policy is translation-equivariant over the board. :class:`MLPActorCritic` is one MLP over
 the whole flat observation. Inputs are scaled by each field's declared bound.
@@ -80,6 +83,7 @@ class ConvActorCritic(nn.Module):
         conv_channels: Sequence[int],
         hidden_sizes: Sequence[int],
         gen: torch.Generator,
+        board_head_channels: int = 0,
     ) -> None:
         super().__init__()
         self.register_buffer("scale", _input_scale(layout))
@@ -96,6 +100,7 @@ class ConvActorCritic(nn.Module):
         self.register_buffer("vector_idx", torch.tensor(vector_idx, dtype=torch.long))
         self.in_channels = sum(f.planes for f in spatial)
         self.conv: nn.Sequential | None = None
+        self.board_head: nn.Sequential | None = None
         pooled = 0
         if self.board is not None and conv_channels:
             layers: list[nn.Module] = []
@@ -106,6 +111,11 @@ class ConvActorCritic(nn.Module):
             self.conv = nn.Sequential(*layers)
             self.features = c
             pooled = 2 * c
+            if board_head_channels > 0:
+                self.board_head = nn.Sequential(
+                    _layer(nn.Conv2d(c, board_head_channels, 1), gen), nn.ReLU(), nn.Flatten()
+                )
+                pooled += board_head_channels * self.board[0] * self.board[1]
         elif self.board is not None:  # no conv layers: the planes go to the vector MLP
             vector_idx = spatial_idx + vector_idx
             self.register_buffer("vector_idx", torch.tensor(vector_idx, dtype=torch.long))
@@ -152,6 +162,8 @@ class ConvActorCritic(nn.Module):
         if self.conv is not None:
             fmap = self.conv(self._image(x))
             parts += [fmap.mean(dim=(2, 3)), fmap.amax(dim=(2, 3))]
+            if self.board_head is not None:
+                parts.append(self.board_head(fmap))
         if self.vector_mlp is not None:
             parts.append(self.vector_mlp(x.index_select(1, self.vector_idx)))
         h = self.trunk(torch.cat(parts, dim=1))
@@ -178,6 +190,7 @@ def build_network(
     conv_channels: Sequence[int],
     hidden_sizes: Sequence[int],
     seed: int,
+    board_head_channels: int = 0,
 ) -> nn.Module:
     """The actor-critic named ``kind`` (``"conv"`` or ``"mlp"``), initialised from ``seed``."""
     gen = torch.Generator().manual_seed(seed)
@@ -187,5 +200,7 @@ def build_network(
     if kind == "mlp":
         return MLPActorCritic(layout, num_actions, hidden_sizes, gen)
     if kind == "conv":
-        return ConvActorCritic(layout, action_layout, conv_channels, hidden_sizes, gen)
+        return ConvActorCritic(
+            layout, action_layout, conv_channels, hidden_sizes, gen, board_head_channels
+        )
     raise ConfigError(f"unknown network {kind!r}; allowed: 'conv', 'mlp'")

@@ -164,8 +164,9 @@ def test_a_time_budget_stops_at_an_update_and_resume_extends_it(tmp_path: Path) 
     # The same budget again: nothing left to do, the checkpoint stays.
     assert train.main([SMOKE, *args, *tiny, "--resume"]) == 0
     assert load_checkpoint(budget)["update"] == 1
-    # A larger budget continues the run to the end, exactly as the uninterrupted run.
-    more = ["--max_cpu_minutes", "0", "--run_dir", str(budget), "--resume"]
+    # A larger budget continues the run to the end, exactly as the uninterrupted run, also
+    # with another evaluation schedule (evaluations do not touch training).
+    more = ["--max_cpu_minutes", "0", "--run_dir", str(budget), "--resume", "--eval_every", "2"]
     assert train.main([SMOKE, *args, *more]) == 0
     a, b = load_checkpoint(straight), load_checkpoint(budget)
     assert a["update"] == b["update"] > 1

@@ -31,7 +31,9 @@ its rollout workers) end a run early, after the update that reaches them, with a
 evaluation and checkpoint. Evaluations are not counted: the ``time`` and ``cpu_time`` columns
 of ``progress.csv`` are training time, ``eval_time`` the wall time spent evaluating. Both
 budgets may change on ``--resume``: ``--max_minutes 10`` and then ``--resume --max_minutes
-60`` give the 10-minute and the 60-minute policy of one run.
+60`` give the 10-minute and the 60-minute policy of one run. So may ``num_workers`` and the
+checkpoint and evaluation schedule (``checkpoint_every``, ``eval_every``, ``eval_games``), which
+do not change the trained parameters: a long continuation can evaluate less often.
 """
 
 from __future__ import annotations
@@ -92,8 +94,20 @@ PROGRESS_FIELDS = [
     "update_time_s",
     "win_rate",
 ]
-RESUME_MAY_CHANGE = ("total_steps", "max_minutes", "max_cpu_minutes", "progress_bar", "run_dir")
-"""Config keys that may differ from the checkpoint's when resuming (a run may be moved)."""
+RESUME_MAY_CHANGE = (
+    "total_steps",
+    "max_minutes",
+    "max_cpu_minutes",
+    "progress_bar",
+    "run_dir",
+    "num_workers",
+    "checkpoint_every",
+    "eval_every",
+    "eval_games",
+)
+"""Config keys that may differ from the checkpoint's when resuming: the budgets, where the run
+lives, and what does not change the trained parameters (worker count, checkpoint and
+evaluation schedule; evaluations have seeds of their own)."""
 EVAL_FIELDS = ["update", "global_step", "opponent", "games", "win_rate", "ci_low", "ci_high"]
 
 

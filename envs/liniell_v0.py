@@ -585,12 +585,17 @@ class raw_env(TabletopAECEnv):
         """The ``routes`` planes: every port's line scored as if a pawn stood on it."""
         board = self.state.board
         find, score = board.lines.find, board.line_score
-        routes = self._base[self._slices["routes"]]
-        routes[:] = 0
+        index: list[int] = []
+        points: list[int] = []
         for cell, orient in enumerate(board.cell_orient):
             if orient is not None:
+                by_group = [score(find(cell * 4 + g)).points for g in range(len(orient.groups))]
                 for port, group in enumerate(orient.port_group):
-                    routes[port * NUM_CELLS + cell] = score(find(cell * 4 + group)).points
+                    index.append(port * NUM_CELLS + cell)
+                    points.append(by_group[group])
+        routes = self._base[self._slices["routes"]]
+        routes[:] = 0
+        routes[index] = points
         self._routes_dirty = False
 
     def _observation(self, player: int) -> np.ndarray:

@@ -307,8 +307,6 @@ class raw_env(TabletopAECEnv):
         self._numbers_dirty = True
         self._shown_last = -1
         self._shown_head: tuple[int, int] = (-2, -1)
-        # route points change only when a tile is laid
-        self._routes_dirty = True
 
     # ------------------------------------------------------------- layout
     def _build_layout(self) -> ObservationLayout:
@@ -488,7 +486,7 @@ class raw_env(TabletopAECEnv):
             kind = game.drawn
             game.lay(cell, rotation)
             self._base[self._tile_index[cell]] = self._features[kind][rotation]  # type: ignore[index]
-            self._routes_dirty = True
+            self._update_routes(cell)
             # pawns return after a join; an occupied line through the new tile changed shape
             find = board.lines.find
             pieces = len(board.cell_orient[cell].groups)  # type: ignore[union-attr]
@@ -581,30 +579,21 @@ class raw_env(TabletopAECEnv):
             flat[index] = 1
         self._planes_dirty = False
 
-    def _refresh_routes(self) -> None:
-        """The ``routes`` planes: every port's line scored as if a pawn stood on it."""
+    def _update_routes(self, cell: int) -> None:
+        """The ``routes`` planes after a lay on ``cell``: only the lines through the new tile
+        change (every other line keeps its pieces and ends), and every port of theirs, on any
+        tile, takes its line's new route score."""
         board = self.state.board
-        find, score = board.lines.find, board.line_score
-        index: list[int] = []
-        points: list[int] = []
-        for cell, orient in enumerate(board.cell_orient):
-            if orient is not None:
-                by_group = [score(find(cell * 4 + g)).points for g in range(len(orient.groups))]
-                for port, group in enumerate(orient.port_group):
-                    index.append(port * NUM_CELLS + cell)
-                    points.append(by_group[group])
-        routes = self._base[self._slices["routes"]]
-        routes[:] = 0
-        routes[index] = points
-        self._routes_dirty = False
+        find, routes = board.lines.find, self._base[self._slices["routes"]]
+        for group in range(len(board.cell_orient[cell].groups)):  # type: ignore[union-attr]
+            root = find(cell * 4 + group)
+            routes[board.line_ports(root)] = board.line_score(root).points
 
     def _observation(self, player: int) -> np.ndarray:
         if self._planes_dirty:
             self._refresh_planes()
         if self._numbers_dirty:
             self._update_numbers()
-        if self._routes_dirty:
-            self._refresh_routes()
         obs = self._base.copy()
         take_planes, take_numbers = self._takes[player]
         np.take(self._planes.reshape(-1), take_planes, out=obs[self._planes_slice])

@@ -170,8 +170,8 @@ and 48 with 3 or 4.
 
 ## Version history
 
-- v0: first release (before it, the `routes` and `own_pawns` planes were added: PPO on the
-  earlier 2,413-entry observation plateaued at 0.85 against random, see `docs/results/ppo.md`).
+- v0: first release (before it, the `routes` and `own_pawns` planes were added to the earlier
+  2,413-entry observation; PPO results with and without them: `docs/results/ppo.md`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import runpy
 from pathlib import Path
 
 import pytest
@@ -13,23 +13,15 @@ from tabletop_rl.baselines.replay import record_game
 SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "results" / "liniell_steals.py"
 
 
-def _module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("liniell_steals", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_steal_counts_of_both_sides_agree(tmp_path: Path) -> None:
-    steals = _module()
+    steal_table = runpy.run_path(str(SCRIPT))["steal_table"]
     games = tmp_path / "games.jsonl"
     records = [
         record_game("liniell_v0", ["greedy", "random"][:: 1 if s % 2 else -1], seed=s)
         for s in range(12)
     ]
     games.write_text("".join(json.dumps(r) + "\n" for r in records))
-    greedy, random = steals.steal_table(games, "greedy"), steals.steal_table(games, "random")
+    greedy, random = steal_table(games, "greedy"), steal_table(games, "random")
 
     def total(table: dict, column: str) -> float:
         return sum(row["games"] * row[column] for row in table.values())
@@ -43,4 +35,4 @@ def test_steal_counts_of_both_sides_agree(tmp_path: Path) -> None:
     )
     assert all(0 <= row["pawns_placed"] <= 2 for row in greedy.values())
     with pytest.raises(ValueError, match="did not play"):
-        steals.steal_table(games, "heuristic")
+        steal_table(games, "heuristic")

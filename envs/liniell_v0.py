@@ -599,9 +599,8 @@ class raw_env(TabletopAECEnv):
         np.take(self._planes.reshape(-1), take_planes, out=obs[self._planes_slice])
         np.take(self._numbers.reshape(-1), take_numbers, out=obs[self._numbers_slice])
         board = self.state.board
-        placed = sorted((p for p in board.pawns[player] if p >= 0), key=board.piece_key)
         start = self._slices["own_pawns"].start
-        for i, piece in enumerate(placed):
+        for i, piece in enumerate(board.placed_pieces(player)):
             obs[start + i * NUM_CELLS + (piece >> 2)] = 1
         obs[self._slices["to_act"].start + (self.state.current - player) % self.num_players] = 1
         return obs

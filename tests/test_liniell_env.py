@@ -215,17 +215,13 @@ def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
                 placed = sorted((p for p in board.pawns[i] if p >= 0), key=board.piece_key)
                 own = views["own_pawns"].reshape(2, -1)
                 assert own.sum() == len(placed)
+                mine = 0.0
                 for k, piece in enumerate(placed):
                     assert own[k, piece >> 2] == 1
                     port = board.cell_orient[piece >> 2].groups[piece & 3].ports[0]
                     route = views["routes"][port].reshape(-1)[piece >> 2]
                     assert route == board.line_score(board.lines.find(piece)).points
-                mine = sum(
-                    views["routes"][board.cell_orient[p >> 2].groups[p & 3].ports[0]].reshape(-1)[
-                        p >> 2
-                    ]
-                    for p in placed
-                )
+                    mine += route
                 assert mine == views["scores"][0]
             mover = env.state.current
             action = int(rng.choice(np.flatnonzero(env.action_mask())))

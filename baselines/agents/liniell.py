@@ -50,7 +50,7 @@ def _occupy_values(board: Board, player: int, cell: int, pairs: list[tuple[int, 
     (the lines' scores do not depend on pawns, so only the player's total changes)."""
     points = board.points()
     find = board.lines.find
-    placed = sorted((p for p in board.pawns[player] if p >= 0), key=board.piece_key)
+    placed = board.placed_pieces(player)
     orient = board.cell_orient[cell]
     out = []
     for port, source in pairs:

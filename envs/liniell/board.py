@@ -145,6 +145,11 @@ class Board:
             slots.reverse()
         return slots
 
+    def placed_pieces(self, player: int) -> list[int]:
+        """The pieces under ``player`` 's pawns on the board, in the numbering of the occupy
+        sources (source ``i`` moves the ``i``-th; :meth:`piece_key` order)."""
+        return [self.pawns[player][s] for s in self.placed_slots(player)]
+
     def tile_pieces(self, cell: int) -> list[int]:
         """The pieces of the tile on ``cell``."""
         return [cell * 4 + g for g in range(len(self.orientation(cell).groups))]

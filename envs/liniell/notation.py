@@ -144,8 +144,8 @@ def to_text(board: Board) -> str:
     for row in grid:
         lines.append(" ".join(tok.ljust(width) for tok in row))
     pawns = []
-    for player, slots in enumerate(board.pawns):
-        for piece in sorted((p for p in slots if p >= 0), key=board.piece_key):
+    for player in range(len(board.pawns)):
+        for piece in board.placed_pieces(player):
             cell = piece >> 2
             r, c = divmod(cell, WINDOW)
             port = board.cell_orient[cell].groups[piece & 3].ports[0]  # type: ignore[union-attr]

@@ -146,6 +146,14 @@ underlined), the viewer's hand by slot and the scores. ``"rgb_array"``: a pictur
 area, coloured shapes on dark tiles, the acting player's hand below. ``"human"``: prints the
 ``"ansi"`` text.
 
+Symmetries
+----------
+``env.symmetries()`` returns the 8 rotations and reflections of the window as permutations of
+the observation vector and of the actions (:mod:`tabletop_rl.envs.core.symmetry`): only the
+``board`` planes and the placements move. The rules know only rows and columns, so the
+transformed mask is the mask of the transformed position (tested against the rules engine).
+PPO's ``symmetry_augmentation`` uses them.
+
 >>> env = raw_env()
 >>> env.reset(seed=0)
 >>> obs = env.observe(env.agent_selection)
@@ -170,6 +178,7 @@ import numpy as np
 from .core.aec import StepResult, TabletopAECEnv, wrap
 from .core.game_info import GameInfo
 from .core.observation import Field, ObservationLayout
+from .core.symmetry import Symmetries, dihedral_symmetries
 from .errors import ConfigError
 from .qwirkle.board import Board, Cell
 from .qwirkle.game import CENTRE, GameState, TurnKind
@@ -300,6 +309,7 @@ class raw_env(TabletopAECEnv):
         self._pass = self._end + NUM_EXCHANGES + 1
         super().__init__(num_players=num_players, render_mode=render_mode, reward=reward)
         self._planes = np.zeros((BOARD_PLANES, w, w), dtype=np.float32)
+        self._symmetries: Symmetries | None = None
         self._offsets = {f.name: self.layout.slice(f.name).start for f in self.layout}
 
     # ------------------------------------------------------------- layout
@@ -362,6 +372,20 @@ class raw_env(TabletopAECEnv):
                 Field("pass", (1,), "pass"),
             )
         )
+
+    def symmetries(self) -> Symmetries:
+        """The 8 rotations and reflections of the window (``board`` planes and placements).
+
+        Qwirkle's rules only know rows and columns, so a rotated or reflected position has the
+        rotated or reflected legal moves, scores and value. Hands, bag and scores are not
+        affected; neither are the end-turn, exchange and pass actions. The window sits where
+        this environment put it (its recentring rounds down), so the transformed observation
+        may show the transformed position one cell off from where a game reaching it would
+        put its window; no legal move is near the edge either way.
+        """
+        if self._symmetries is None:
+            self._symmetries = dihedral_symmetries(self.layout, self.action_layout())
+        return self._symmetries
 
     # -------------------------------------------------------------- state
     def _new_state(self, rng: np.random.Generator) -> GameState:

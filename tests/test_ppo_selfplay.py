@@ -189,3 +189,58 @@ def test_a_truncated_game_bootstraps_from_the_value_at_the_cut() -> None:
     )
     assert ret[1] == pytest.approx(batch.next_values[1])  # the return beyond the cut is V
     assert stats.games[0][1] == 0.5  # a truncated game counts as a draw
+
+
+def test_symmetry_augmentation_stores_decisions_in_their_frame_and_plays_the_real_action() -> None:
+    from tabletop_rl.baselines.ppo.rollout import TOY_ENV
+    from tabletop_rl.baselines.ppo.toy import TicTacToeEnv
+
+    raw = TicTacToeEnv()
+    sym = raw.symmetries()
+    cfg = PPOConfig(
+        env=TOY_ENV, num_envs=4, num_workers=0, opponents={"self": 1.0}, symmetry_augmentation=True
+    )
+
+    def factory() -> torch.nn.Module:
+        return build_network("mlp", raw.layout, raw.action_layout(), 9, [], [8], seed=0)
+
+    vec = VecGames(TOY_ENV, {}, 4, 0)
+    collector = SelfPlayCollector(cfg, vec, factory(), torch.Generator().manual_seed(0), factory)
+    batch, stats = collector.collect(40)
+    assert len(stats.games) >= 8  # whole games were played: no real action was illegal
+    assert (batch.masks[np.arange(len(batch)), batch.actions] == 1).all()
+    # Replaying each finished game's real actions: every stored decision is that position seen
+    # in one of the 8 frames, and its action is the frame's name for the move played.
+    real = []
+    for slot in collector.slots:
+        env = TicTacToeEnv()
+        env.reset(seed=slot.setup.env_seed)
+        for a in slot.net_actions:
+            obs = env.observe(env.agent_selection)
+            real.append((obs["observation"], obs["action_mask"], a))
+            env.step(a)
+    stored = [(batch.obs[i], batch.masks[i], int(batch.actions[i])) for i in range(len(batch))]
+    for slot in collector.slots:
+        stored += [(t.obs, t.mask, t.action) for t in slot.pending.values()]
+    frames_used = set()
+    for obs, mask, a in real:
+        seen = {
+            g
+            for g in range(len(sym))
+            for s_obs, s_mask, s_action in stored
+            if np.array_equal(s_obs, sym.transform_obs(g, obs))
+            and np.array_equal(s_mask, sym.transform_mask(g, mask))
+            and sym.to_env_action(g, s_action) == a
+        }
+        assert seen, "a decision was stored in no frame of the position it was made in"
+        frames_used |= seen
+    assert len(frames_used) > 1  # not only the identity
+    # The option is refused for a game without symmetries.
+    with pytest.raises(Exception, match="declares no symmetries"):
+        SelfPlayCollector(
+            PPOConfig(env=ENV, num_envs=1, num_workers=0, symmetry_augmentation=True),
+            VecGames(ENV, {}, 1, 0),
+            factory(),
+            torch.Generator(),
+            factory,
+        )

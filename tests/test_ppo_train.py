@@ -67,9 +67,13 @@ class _Killed(Exception):
     pass
 
 
-@pytest.mark.parametrize("workers", [1])
-def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path, workers: int) -> None:
+@pytest.mark.parametrize(("workers", "augment"), [(1, False), (0, True)])
+def test_resume_after_a_kill_matches_an_uninterrupted_run(
+    tmp_path: Path, workers: int, augment: bool
+) -> None:
     args = [
+        "--symmetry_augmentation",
+        str(augment).lower(),
         *TOY,
         "--total_steps",
         "1600",

@@ -90,6 +90,12 @@ class PPOConfig:
     """How many past learner snapshots the opponent pool keeps (oldest dropped first)."""
     snapshot_every: int = 10
     """Add a snapshot of the learner to the pool every this many updates."""
+    symmetry_augmentation: bool = False
+    """Let the learner see each of its decisions in a random frame of the game's symmetries
+    (Qwirkle: the 8 rotations and reflections of the board; an error for a game that declares
+    none): it observes the transformed position, picks an action there, and the game plays the
+    matching real action. Transitions are stored in the frame they were seen in, so PPO stays
+    exact; the frames are drawn from their own generator seeded with ``seed``."""
 
     # ------------------------------------------------------------------------ PPO
     lr: float = 3e-4

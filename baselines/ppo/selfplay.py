@@ -28,9 +28,21 @@ import numpy as np
 import torch
 from torch import nn
 
+from tabletop_rl.envs.core.symmetry import Symmetries
+from tabletop_rl.envs.errors import ConfigError
+
 from .config import PPOConfig
 from .distributions import MaskedCategorical
-from .rollout import LEARNER, POOL_PREFIX, Decision, GameOver, GameSetup, Report, VecGames
+from .rollout import (
+    LEARNER,
+    POOL_PREFIX,
+    Decision,
+    GameOver,
+    GameSetup,
+    Report,
+    VecGames,
+    make_raw_env,
+)
 
 
 @dataclass
@@ -153,6 +165,16 @@ class SelfPlayCollector:
         self.pool_nets: dict[int, nn.Module] = {}
         self.next_pool_id = 0
         self.slots = [_SlotState() for _ in range(vec.num_slots)]
+        self.symmetries: Symmetries | None = None
+        if cfg.symmetry_augmentation:
+            self.symmetries = make_raw_env(cfg.env, cfg.env_kwargs).symmetries()
+            if self.symmetries is None:
+                raise ConfigError(
+                    f"symmetry_augmentation: {cfg.env!r} declares no symmetries "
+                    "(qwirkle_v0 does; set it to false for this game)"
+                )
+        self.sym_rng = np.random.default_rng([cfg.seed, 2])
+        """Draws the frame of every learner decision (only with ``symmetry_augmentation``)."""
 
     # ------------------------------------------------------------------ opponents
     def add_snapshot(self) -> None:
@@ -241,15 +263,23 @@ class SelfPlayCollector:
                 decisions = [self.slots[i].report for i in rows]
                 obs = np.stack([d.obs for d in decisions])  # type: ignore[union-attr]
                 masks = np.stack([d.mask for d in decisions])  # type: ignore[union-attr]
+                frames = None
                 if controller == LEARNER:
                     net = self.learner
+                    if self.symmetries is not None:
+                        frames = self.sym_rng.integers(len(self.symmetries), size=len(rows))
+                        obs = np.take_along_axis(obs, self.symmetries.obs[frames], axis=1)
+                        masks = np.take_along_axis(masks, self.symmetries.actions[frames], axis=1)
                 else:
                     net = self.pool_nets[int(controller[len(POOL_PREFIX) :])]
                 actions, logps, values = policy_step(net, obs, masks, self.gen)
                 for j, i in enumerate(rows):
                     s = self.slots[i]
                     seat = s.report.seat  # type: ignore[union-attr]
-                    a = int(actions[j])
+                    a = int(actions[j])  # in the frame the decision was seen in
+                    played = a
+                    if frames is not None and self.symmetries is not None:
+                        played = self.symmetries.to_env_action(int(frames[j]), a)
                     if controller == LEARNER:
                         prev = s.pending.pop(seat, None)
                         if prev is not None:
@@ -259,8 +289,8 @@ class SelfPlayCollector:
                             obs[j], masks[j], a, float(logps[j]), float(values[j])
                         )
                         stats.decisions += 1
-                    s.net_actions.append(a)
-                    commands[i] = ("act", a)
+                    s.net_actions.append(played)
+                    commands[i] = ("act", played)
             t1 = time.perf_counter()
             reports = self.vec.run(commands)
             t2 = time.perf_counter()
@@ -349,6 +379,7 @@ class SelfPlayCollector:
             slots.append(entry)
         return {
             "rng": json.dumps(self.rng.bit_generator.state),
+            "sym_rng": json.dumps(self.sym_rng.bit_generator.state),
             "slots": slots,
             "pool_ids": list(self.pool_ids),
             "pool_nets": {k: net.state_dict() for k, net in self.pool_nets.items()},
@@ -358,6 +389,8 @@ class SelfPlayCollector:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict`, replaying every running game in its slot."""
         self.rng.bit_generator.state = json.loads(state["rng"])
+        if "sym_rng" in state:  # absent in checkpoints written before symmetry augmentation
+            self.sym_rng.bit_generator.state = json.loads(state["sym_rng"])
         self.pool_ids = list(state["pool_ids"])
         self.next_pool_id = int(state["next_pool_id"])
         self.pool_nets = {}

@@ -22,6 +22,7 @@ import numpy as np
 from tabletop_rl.envs.core.aec import StepResult, TabletopAECEnv
 from tabletop_rl.envs.core.game_info import GameInfo
 from tabletop_rl.envs.core.observation import Field, ObservationLayout
+from tabletop_rl.envs.core.symmetry import Symmetries, dihedral_symmetries
 
 _LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]
@@ -53,6 +54,10 @@ class TicTacToeEnv(TabletopAECEnv):
 
     def action_layout(self) -> ObservationLayout:
         return ObservationLayout((Field("mark", (1, 3, 3), "mark this cell", spatial=True),))
+
+    def symmetries(self) -> Symmetries:
+        """The 8 rotations and reflections of the board (tic-tac-toe has no direction)."""
+        return dihedral_symmetries(self.layout, self.action_layout())
 
     def _new_state(self, rng: np.random.Generator) -> dict[str, Any]:
         return {"cells": np.full(9, -1, dtype=np.int8), "turn": 0}

@@ -31,6 +31,7 @@ from pettingzoo.utils import wrappers
 from ..errors import ConfigError, IllegalActionError
 from .game_info import GameInfo
 from .observation import Field, ObservationLayout
+from .symmetry import Symmetries
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -140,6 +141,14 @@ class TabletopAECEnv(AECEnv):
         return ObservationLayout(
             (Field("action", (self.info.num_actions,), "every action", high=1.0),)
         )
+
+    def symmetries(self) -> Symmetries | None:
+        """The game's symmetries as permutations of the observation and of the actions.
+
+        For data augmentation (PPO's ``symmetry_augmentation``): see :mod:`.symmetry`. None,
+        the default, when the game declares none.
+        """
+        return None
 
     def describe_action(self, action: int) -> str:
         """A readable name for ``action``."""

@@ -46,6 +46,7 @@ def plot_run(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     run_dir = Path(run_dir)
     progress = _read(run_dir / "progress.csv")
@@ -53,7 +54,7 @@ def plot_run(
     column, clock_label = CLOCKS[clock]
     minutes = {int(r["global_step"]): float(r[column]) / 60 for r in progress}
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     ax = axes[0]
     by_opp: dict[str, list[tuple[int, float, float, float]]] = defaultdict(list)
     for r in evals:
@@ -71,7 +72,7 @@ def plot_run(
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (draws half)")
     ax.set_title("periodic evaluation (greedy policy)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8)
     if minutes and np.all(np.diff(list(minutes.values())) > 0):
         top = ax.secondary_xaxis(
             "top",
@@ -81,6 +82,9 @@ def plot_run(
             ),
         )
         top.set_xlabel(clock_label)
+        last = max(minutes.values())
+        ticks = MaxNLocator(nbins=7).tick_values(0, last)
+        top.set_xticks(ticks[(ticks >= 0) & (ticks <= last)])
         for mark in marks:
             step = np.interp(mark, list(minutes.values()), list(minutes))
             if mark <= max(minutes.values()):
@@ -105,7 +109,7 @@ def plot_run(
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate in training games (smoothed)")
     ax.set_title("training games by opponent")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8)
     fig.suptitle(title or run_dir.name)
     fig.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)

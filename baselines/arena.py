@@ -18,7 +18,8 @@ same ``--out`` resumes: games already recorded are not played again.
 Outputs in ``--out``: ``games.jsonl`` (one self-contained game record per line, a saved
 game for :mod:`tabletop_rl.baselines.replay`), ``run.json`` (the run's configuration),
 ``summary.csv`` (per agent: win rate with its Wilson 95% interval, mean score and margin,
-rating with standard error), ``pairwise.csv`` (head to head), ``results.json`` (all of it
+rating with standard error), ``pairwise.csv`` (head to head: win rate with its interval,
+mean score, mean margin over that opponent and its standard error), ``results.json`` (all of it
 plus seat statistics and notes) and ``ratings.png``. Summaries are written atomically.
 
 Definitions: a game's *win credit* is 1 for a sole win, ``1/k`` for a win shared by ``k``
@@ -53,6 +54,7 @@ import math
 import os
 import tempfile
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
@@ -555,6 +557,8 @@ def summarize(config: ArenaConfig, records: Sequence[dict[str, Any]]) -> dict[st
     overall_seat_credit = [0.0] * n_seats
     h2h_score: dict[tuple[str, str], float] = {}
     h2h_count: dict[tuple[str, str], int] = {}
+    h2h_points: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    """(own score, own score - opponent's) in each comparison with final scores."""
     pairs: list[PairResult] = []
     forfeits, truncated, missing_scores = 0, 0, 0
     for r in sorted(records, key=lambda rec: rec["game_id"]):
@@ -584,6 +588,10 @@ def summarize(config: ArenaConfig, records: Sequence[dict[str, Any]]) -> dict[st
             for x, y, sc in ((a, b, score), (b, a, 1.0 - score)):
                 h2h_score[(x, y)] = h2h_score.get((x, y), 0.0) + sc
                 h2h_count[(x, y)] = h2h_count.get((x, y), 0) + 1
+            if game_scores is not None:
+                pa, pb = float(game_scores[sa]), float(game_scores[sb])
+                h2h_points[(a, b)].append((pa, pa - pb))
+                h2h_points[(b, a)].append((pb, pb - pa))
     anchor_name = "random" if "random" in index else agents[0]
     fit = fit_bradley_terry(pairs, len(agents), anchor=index[anchor_name])
     rows = []
@@ -613,6 +621,8 @@ def summarize(config: ArenaConfig, records: Sequence[dict[str, Any]]) -> dict[st
     head_to_head = []
     for (a, b), k in sorted(h2h_count.items(), key=lambda kv: (index[kv[0][0]], index[kv[0][1]])):
         lo, hi = wilson_interval(h2h_score[(a, b)], k)
+        points = np.array(h2h_points.get((a, b), []), dtype=np.float64).reshape(-1, 2)
+        n = len(points)
         head_to_head.append(
             {
                 "agent": a,
@@ -621,6 +631,9 @@ def summarize(config: ArenaConfig, records: Sequence[dict[str, Any]]) -> dict[st
                 "win_rate": h2h_score[(a, b)] / k,
                 "win_lo": lo,
                 "win_hi": hi,
+                "mean_score": float(points[:, 0].mean()) if n else None,
+                "mean_margin": float(points[:, 1].mean()) if n else None,
+                "margin_se": float(points[:, 1].std(ddof=1) / np.sqrt(n)) if n > 1 else None,
             }
         )
     total = len(records)
@@ -690,7 +703,17 @@ SUMMARY_COLUMNS = (
     "rating_lo",
     "rating_hi",
 )
-PAIRWISE_COLUMNS = ("agent", "opponent", "games", "win_rate", "win_lo", "win_hi")
+PAIRWISE_COLUMNS = (
+    "agent",
+    "opponent",
+    "games",
+    "win_rate",
+    "win_lo",
+    "win_hi",
+    "mean_score",
+    "mean_margin",
+    "margin_se",
+)
 
 
 def _csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:

@@ -214,6 +214,12 @@ def test_summary_on_synthetic_records_with_known_answers() -> None:
     h2h = {(h["agent"], h["opponent"]): h for h in summary["head_to_head"]}
     assert h2h[("strong", "random")]["win_rate"] == pytest.approx(0.625)
     assert h2h[("random", "strong")]["win_rate"] == pytest.approx(0.375)
+    assert h2h[("strong", "random")]["mean_score"] == pytest.approx(73 / 4)
+    assert h2h[("strong", "random")]["mean_margin"] == pytest.approx(27 / 4)
+    assert h2h[("strong", "random")]["margin_se"] == pytest.approx(
+        np.std([10, 18, 0, -1], ddof=1) / 2
+    )
+    assert h2h[("random", "strong")]["mean_margin"] == pytest.approx(-27 / 4)
 
 
 def test_summary_notes_missing_scores_and_perfect_records() -> None:

@@ -32,6 +32,19 @@ def _read(path: Path) -> list[dict[str, str]]:
 CLOCKS = {"wall": ("time", "training minutes (wall clock)"), "cpu": ("cpu_time", "CPU minutes")}
 
 
+def _steps_label(x: float, _pos: int | None = None) -> str:
+    """A step count as a short tick label.
+
+    >>> _steps_label(150_000), _steps_label(2_500_000), _steps_label(0)
+    ('150k', '2.5M', '0')
+    """
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:g}M"
+    if abs(x) >= 1e3:
+        return f"{x / 1e3:g}k"
+    return f"{x:g}"
+
+
 def plot_run(
     run_dir: str | Path,
     out: str | Path,
@@ -46,7 +59,7 @@ def plot_run(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     run_dir = Path(run_dir)
     progress = _read(run_dir / "progress.csv")
@@ -70,6 +83,7 @@ def plot_run(
     ax.axhline(0.95, color="grey", lw=0.8, ls="--")
     ax.axhline(0.5, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("learner steps")
+    ax.xaxis.set_major_formatter(FuncFormatter(_steps_label))
     ax.set_ylabel("win rate (draws half)")
     ax.set_title("periodic evaluation (greedy policy)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8)
@@ -107,6 +121,7 @@ def plot_run(
         ax.plot(steps[k - 1 :], smooth, label=f"vs {name}")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("learner steps")
+    ax.xaxis.set_major_formatter(FuncFormatter(_steps_label))
     ax.set_ylabel("win rate in training games (smoothed)")
     ax.set_title("training games by opponent")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8)

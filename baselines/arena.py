@@ -690,30 +690,10 @@ def summarize(config: ArenaConfig, records: Sequence[dict[str, Any]]) -> dict[st
     }
 
 
-SUMMARY_COLUMNS = (
-    "agent",
-    "games",
-    "win_rate",
-    "win_lo",
-    "win_hi",
-    "mean_score",
-    "mean_margin",
-    "rating",
-    "rating_se",
-    "rating_lo",
-    "rating_hi",
-)
-PAIRWISE_COLUMNS = (
-    "agent",
-    "opponent",
-    "games",
-    "win_rate",
-    "win_lo",
-    "win_hi",
-    "mean_score",
-    "mean_margin",
-    "margin_se",
-)
+_RESULT_COLUMNS = ("games", "win_rate", "win_lo", "win_hi", "mean_score", "mean_margin")
+"""What summary.csv (per agent) and pairwise.csv (per agent and opponent) both report."""
+SUMMARY_COLUMNS = ("agent", *_RESULT_COLUMNS, "rating", "rating_se", "rating_lo", "rating_hi")
+PAIRWISE_COLUMNS = ("agent", "opponent", *_RESULT_COLUMNS, "margin_se")
 
 
 def _csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:

@@ -123,3 +123,18 @@ def test_dihedral_symmetries_reject_bad_layouts() -> None:
         Symmetries(("identity",), np.array([[0, 0]]), np.array([[0]]))
     with pytest.raises(ValueError, match="identity"):
         Symmetries(("identity",), np.array([[1, 0]]), np.array([[0]]))
+
+
+def test_conformance_checks_declared_symmetries() -> None:
+    from tabletop_rl.baselines.ppo.toy import TicTacToeEnv
+    from tabletop_rl.envs.core.conformance import check_symmetries
+
+    check_symmetries(TicTacToeEnv(), seed=0)  # the full dihedral group passes
+
+    class QuarterTurnOnly(TicTacToeEnv):
+        def symmetries(self) -> Symmetries:  # identity and a quarter turn: not closed
+            full = super().symmetries()
+            return Symmetries(full.names[:2], full.obs[:2], full.actions[:2])
+
+    with pytest.raises(AssertionError, match="not in the group"):
+        check_symmetries(QuarterTurnOnly(), seed=0)

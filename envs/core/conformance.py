@@ -4,7 +4,9 @@
 this suite promises beyond it: masks are never empty while a game runs, masked actions are
 accepted and unmasked ones rejected, observations lie in their spaces, every game ends within
 ``info.max_game_length`` agent steps, the same seed gives the same trajectory, and deep-copied
-and pickled environments continue exactly like the original.
+and pickled environments continue exactly like the original. A game that declares symmetries
+(``env.symmetries()``) must declare a group of the right sizes whose transformed observations
+still lie in the observation space.
 """
 
 from __future__ import annotations
@@ -88,6 +90,37 @@ def check_clone(env: TabletopAECEnv, seed: int, steps: int) -> None:
             assert _snapshot(clone) == _snapshot(env), "clone diverged from the original"
 
 
+def check_symmetries(env: TabletopAECEnv, seed: int, steps: int = 20) -> None:
+    """The declared symmetries (if any): sizes, closure under composition (the observation and
+    action maps of each pair composing to the same element), and transformed observations that
+    stay in the observation space along a random playout."""
+    sym = env.symmetries()
+    if sym is None:
+        return
+    n_obs, n_act = env.layout.size, env.info.num_actions
+    assert sym.obs.shape == (len(sym), n_obs), f"obs maps {sym.obs.shape}, need (G, {n_obs})"
+    assert sym.actions.shape == (len(sym), n_act), f"action maps need (G, {n_act})"
+    elements = {
+        (tuple(o), tuple(a)): k for k, (o, a) in enumerate(zip(sym.obs, sym.actions, strict=True))
+    }
+    for g in range(len(sym)):
+        for h in range(len(sym)):
+            both = (tuple(sym.obs[g][sym.obs[h]]), tuple(sym.actions[g][sym.actions[h]]))
+            assert both in elements, f"{sym.names[g]} after {sym.names[h]} is not in the group"
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    agent = env.agents[0]
+    space = env.observation_space(agent)["observation"]
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        obs = env.observe(agent)
+        for g in range(len(sym)):
+            assert space.contains(sym.transform_obs(g, obs["observation"])), sym.names[g]
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
 def check_env(env_fn: EnvFactory, games: int = 5, seed: int = 0) -> None:
     """Run the suite's conformance check on environments built by ``env_fn`` (raw envs)."""
     from pettingzoo.test import api_test
@@ -102,3 +135,4 @@ def check_env(env_fn: EnvFactory, games: int = 5, seed: int = 0) -> None:
     b = random_playout(env_fn(), np.random.default_rng(seed), seed=seed, check=False)
     assert a == b, "same seed and actions gave different trajectories"
     check_clone(env_fn(), seed=seed, steps=7)
+    check_symmetries(env_fn(), seed=seed)

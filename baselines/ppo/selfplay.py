@@ -273,13 +273,13 @@ class SelfPlayCollector:
                 else:
                     net = self.pool_nets[int(controller[len(POOL_PREFIX) :])]
                 actions, logps, values = policy_step(net, obs, masks, self.gen)
+                played = actions  # the real actions; ``actions`` are in the frames seen
+                if frames is not None and self.symmetries is not None:
+                    played = self.symmetries.actions[frames, actions]
                 for j, i in enumerate(rows):
                     s = self.slots[i]
                     seat = s.report.seat  # type: ignore[union-attr]
-                    a = int(actions[j])  # in the frame the decision was seen in
-                    played = a
-                    if frames is not None and self.symmetries is not None:
-                        played = self.symmetries.to_env_action(int(frames[j]), a)
+                    a = int(actions[j])
                     if controller == LEARNER:
                         prev = s.pending.pop(seat, None)
                         if prev is not None:
@@ -289,8 +289,8 @@ class SelfPlayCollector:
                             obs[j], masks[j], a, float(logps[j]), float(values[j])
                         )
                         stats.decisions += 1
-                    s.net_actions.append(played)
-                    commands[i] = ("act", played)
+                    s.net_actions.append(int(played[j]))
+                    commands[i] = ("act", int(played[j]))
             t1 = time.perf_counter()
             reports = self.vec.run(commands)
             t2 = time.perf_counter()

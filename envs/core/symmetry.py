@@ -65,13 +65,9 @@ class Symmetries:
 
     def __post_init__(self) -> None:
         g = len(self.names)
-        if self.obs.ndim != 2 or self.obs.shape[0] != g:
-            raise ValueError(f"obs permutations must have shape ({g}, size), got {self.obs.shape}")
-        if self.actions.ndim != 2 or self.actions.shape[0] != g:
-            raise ValueError(
-                f"action permutations must have shape ({g}, n), got {self.actions.shape}"
-            )
         for kind, perms in (("obs", self.obs), ("actions", self.actions)):
+            if perms.ndim != 2 or perms.shape[0] != g:
+                raise ValueError(f"{kind} permutations must have shape ({g}, n), got {perms.shape}")
             n = perms.shape[1]
             for name, p in zip(self.names, perms, strict=True):
                 if not np.array_equal(np.sort(p), np.arange(n)):

@@ -26,3 +26,11 @@ class NotationError(TabletopError, ValueError):
 
 class ConfigError(TabletopError, ValueError):
     """An option or configuration value is unknown or has the wrong type."""
+
+
+class ActionOutOfRangeError(IllegalActionError, AssertionError):
+    """An action outside the action space was given to a wrapped environment.
+
+    Also an ``AssertionError``: PettingZoo's ``AssertOutOfBoundsWrapper`` raises one there, and
+    code written against PettingZoo catches that.
+    """

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..errors import ConfigError, IllegalActionError
+from ..errors import ActionOutOfRangeError, ConfigError, IllegalActionError
 from .game_info import GameInfo
 from .observation import Field, ObservationLayout
 from .symmetry import Symmetries
@@ -225,6 +225,8 @@ class TabletopAECEnv(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
+        if not hasattr(self, "agent_selection"):
+            raise RuntimeError(f"{self.info.name}: call reset() before step(); no game is set up")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -326,27 +328,43 @@ def _direct(name: str, before_reset_error: bool) -> property:
     return property(get, doc=f"``{name}`` of the raw environment")
 
 
-def _with_direct_reads(cls: type, before_reset_error: bool = False) -> type:
-    """A subclass of PettingZoo wrapper ``cls`` that reads the hot attributes directly."""
+class _DirectReads:
+    """Mixin for a PettingZoo wrapper: the hot attributes are read from the raw env directly.
 
-    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
-        self._raw_env = env.unwrapped
-        cls.__init__(self, env, *args, **kwargs)
+    The wrappers below are ordinary module-level classes (not built at run time), so pickle
+    finds them by name and a wrapped environment pickles and deep-copies like a raw one.
+    """
 
-    namespace: dict[str, Any] = {
-        name: _direct(name, before_reset_error) for name in _HOT_ATTRIBUTES
-    }
-    namespace["__init__"] = __init__
-    namespace["__doc__"] = cls.__doc__
-    return type(cls.__name__, (cls,), namespace)
+    _raw_env: TabletopAECEnv
 
-
-_TerminateIllegal = _with_direct_reads(wrappers.TerminateIllegalWrapper)
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw_env = env.unwrapped  # type: ignore[assignment]
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
 
 
-class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
+for _name in _HOT_ATTRIBUTES:
+    setattr(_DirectReads, _name, _direct(_name, before_reset_error=False))
+
+
+class _DirectReadsAfterReset(_DirectReads):
+    """:class:`_DirectReads` that refuses the reads before ``reset()``, as PettingZoo's
+    ``OrderEnforcingWrapper`` does."""
+
+
+for _name in _HOT_ATTRIBUTES:
+    setattr(_DirectReadsAfterReset, _name, _direct(_name, before_reset_error=True))
+del _name
+
+
+class TerminateIllegalWrapper(_DirectReads, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    __doc__ = wrappers.TerminateIllegalWrapper.__doc__
+
+
+class AssertOutOfBoundsWrapper(_DirectReads, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
     """PettingZoo's AssertOutOfBoundsWrapper with an integer range test in place of
-    ``Discrete.contains`` (which builds ``np.iinfo`` on every call); same verdicts."""
+    ``Discrete.contains`` (which builds ``np.iinfo`` on every call); same verdicts. A refused
+    action raises :class:`ActionOutOfRangeError` (an ``AssertionError``, as PettingZoo's
+    wrapper raises) naming the action and the allowed range."""
 
     def step(self, action: Any) -> None:
         raw = self._raw_env
@@ -361,11 +379,19 @@ class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):
                 and not isinstance(action, bool)
                 and 0 <= action < raw.info.num_actions
             )
-        assert ok, "action is not in action space"
+        if not ok:
+            allowed = f"an int from 0 to {raw.info.num_actions - 1}"
+            if action is None:
+                allowed += " (None only once the agent's game is over)"
+            shown = action.item() if isinstance(action, np.generic) else action
+            raise ActionOutOfRangeError(
+                f"{agent}: action {shown!r} is not in the action space; allowed: {allowed}"
+            )
         wrappers.BaseWrapper.step(self, action)
 
 
-_OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, before_reset_error=True)
+class OrderEnforcingWrapper(_DirectReadsAfterReset, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    __doc__ = wrappers.OrderEnforcingWrapper.__doc__
 
 
 def wrap(raw: TabletopAECEnv) -> AECEnv:
@@ -375,6 +401,6 @@ def wrap(raw: TabletopAECEnv) -> AECEnv:
     ``OrderEnforcingWrapper``, subclassed only so that the attributes an agent loop reads every
     step come straight from the raw environment (same values, fewer indirections).
     """
-    env: AECEnv = _TerminateIllegal(raw, illegal_reward=-1)
-    env = _AssertOutOfBounds(env)
-    return _OrderEnforcing(env)
+    env: AECEnv = TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = AssertOutOfBoundsWrapper(env)
+    return OrderEnforcingWrapper(env)

@@ -16,6 +16,7 @@ import pickle
 from collections.abc import Callable
 
 import numpy as np
+from pettingzoo import AECEnv
 
 from ..errors import IllegalActionError
 from .aec import TabletopAECEnv
@@ -23,7 +24,7 @@ from .aec import TabletopAECEnv
 EnvFactory = Callable[[], TabletopAECEnv]
 
 
-def _snapshot(env: TabletopAECEnv) -> tuple:
+def _snapshot(env: AECEnv) -> tuple:
     obs = env.observe(env.agent_selection)
     return (
         env.agent_selection,
@@ -70,6 +71,26 @@ def random_playout(
         env.step(int(rng.choice(legal)))
         steps += 1
         assert steps <= env.info.max_game_length, "game exceeded info.max_game_length"
+    return trace
+
+
+def random_continuation(env: AECEnv, seed: int, steps: int) -> list[tuple]:
+    """Play up to ``steps`` uniformly random legal actions from where ``env`` stands (raw or
+    wrapped); return the trace of snapshots. Two copies of one environment give the same
+    trace for the same ``seed``: the way copies (deepcopy, pickle, another process) are
+    compared."""
+    rng = np.random.default_rng(seed)
+    trace = []
+    for _ in range(steps):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        mask = env.observe(agent)["action_mask"]
+        trace.append(_snapshot(env))
+        env.step(int(rng.choice(np.flatnonzero(mask))))
     return trace
 
 

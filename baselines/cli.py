@@ -31,14 +31,14 @@ FORWARDED = {
 
 
 def _env_kwargs(items: Sequence[str]) -> dict[str, object]:
-    from .arena import _parse_value
+    from .arena.agent_specs import parse_value
 
     kwargs: dict[str, object] = {}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise ValueError(f"--env-arg wants KEY=VALUE, got {item!r}")
-        kwargs[key] = _parse_value(value)
+        kwargs[key] = parse_value(value)
     return kwargs
 
 

@@ -26,7 +26,8 @@ import numpy as np
 
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError, NotationError
 
-from .arena import make_env, resolve_agent
+from .arena import resolve_agent
+from .env_factory import make_env
 from .replay import outcome_text
 from .simulator import select_action
 

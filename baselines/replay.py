@@ -30,7 +30,9 @@ import numpy as np
 
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError
 
-from .arena import atomic_write_bytes, atomic_write_text, make_env, play_game
+from .arena import play_game
+from .env_factory import make_env
+from .files import atomic_write_bytes, atomic_write_text
 
 REQUIRED = ("env", "env_kwargs", "seed", "actions")
 

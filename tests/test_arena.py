@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop_rl.baselines import arena
+from tabletop_rl.baselines import arena, files
 from tabletop_rl.baselines.agents import agent_names
 from tabletop_rl.baselines.arena import (
     ArenaConfig,
@@ -178,7 +178,7 @@ def test_outputs_are_replaced_atomically(tmp_path: Path, monkeypatch: pytest.Mon
     def broken_replace(src: str, dst: str) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(arena.os, "replace", broken_replace)
+    monkeypatch.setattr(files.os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
         arena.atomic_write_text(target, "new\n")
     assert target.read_text() == "old\n"
@@ -249,7 +249,7 @@ def test_an_illegal_action_forfeits_the_game(monkeypatch: pytest.MonkeyPatch) ->
 
     real = arena.resolve_agent
     monkeypatch.setattr(
-        arena,
+        arena.games,
         "resolve_agent",
         lambda spec, env, rng: Cheater() if spec == "cheater" else real(spec, env, rng),
     )

@@ -77,7 +77,7 @@ def test_overrides_parse_values_and_the_config_round_trips(tmp_path: Path) -> No
 
 
 def test_every_shipped_config_of_a_registered_game_loads() -> None:
-    from tabletop_rl.baselines.ppo.rollout import make_raw_env
+    from tabletop_rl.baselines.env_factory import make_env
     from tabletop_rl.envs import available_envs
 
     for path in sorted((ROOT / "configs").glob("*.yaml")):
@@ -85,7 +85,7 @@ def test_every_shipped_config_of_a_registered_game_loads() -> None:
             continue
         cfg = load_config(path)
         if ":" in cfg.env or cfg.env in available_envs():
-            make_raw_env(cfg.env, cfg.env_kwargs)
+            make_env(cfg.env, **cfg.env_kwargs)
 
 
 def test_help_lists_every_key_with_its_docstring(capsys: pytest.CaptureFixture[str]) -> None:

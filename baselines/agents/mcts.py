@@ -76,6 +76,7 @@ import numpy as np
 
 from tabletop_rl.envs.errors import ConfigError
 
+from ..stats import win_credits
 from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
 
 ROLLOUTS = ("random", "greedy")
@@ -514,7 +515,7 @@ class MCTSAgent:
         step = env._apply(action)
         env._mask = None
         if step.game_over:
-            return True, _credits(env._winners(), env.num_players)
+            return True, win_credits(env._winners(), env.num_players)
         if step.truncated:
             return True, [1.0 / env.num_players] * env.num_players
         env.agent_selection = env.possible_agents[env._current_player()]
@@ -554,16 +555,6 @@ class MCTSAgent:
         return int(self._greedy[name].act(obs, env.public_view(agent_name)))
 
 
-def _credits(winners: list[int], n: int) -> list[float]:
-    if not winners:
-        return [1.0 / n] * n
-    share = 1.0 / len(winners)
-    out = [0.0] * n
-    for w in winners:
-        out[w] = share
-    return out
-
-
 def _scores(env: Any) -> list[float]:
     """The game's current scores (zeros for a game without ``final_scores``)."""
     scores = getattr(env, "final_scores", None)
@@ -584,7 +575,7 @@ def _judge_unfinished(
         values = [v - r for v, r in zip(values, reference, strict=True)]
     if margin_scale is None:
         best = max(values)
-        return _credits([i for i, v in enumerate(values) if v == best], n)
+        return win_credits([i for i, v in enumerate(values) if v == best], n)
     out = []
     for i, v in enumerate(values):
         margin = v - max(values[:i] + values[i + 1 :])

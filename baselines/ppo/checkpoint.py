@@ -8,8 +8,6 @@ self-play collector's state (see :meth:`SelfPlayCollector.state_dict`).
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,27 +16,17 @@ from torch import nn
 
 from tabletop_rl.envs.errors import ConfigError
 
+from ..env_factory import make_env
+from ..files import atomic_write
 from .config import PPOConfig, config_from_dict
 from .networks import build_network
-from .rollout import make_raw_env
 
 CHECKPOINT_NAME = "checkpoint.pt"
 
 
 def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
     """Write ``state`` to ``path`` atomically (a temporary file, then ``os.replace``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(state, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda f: torch.save(state, f))
 
 
 def checkpoint_path(path: str | Path) -> Path:
@@ -58,7 +46,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def make_network(cfg: PPOConfig) -> nn.Module:
     """The network a config describes, for its environment, initialised from its seed."""
-    env = make_raw_env(cfg.env, cfg.env_kwargs)
+    env = make_env(cfg.env, **cfg.env_kwargs)
     return build_network(
         cfg.network,
         env.layout,

@@ -22,11 +22,11 @@ import torch
 from torch import nn
 
 from ..agents import agent_names, make_agent
-from ..arena import atomic_write_text
-from ..stats import wilson_interval
+from ..files import atomic_write_text
+from ..stats import wilson_interval, win_credits
 from .checkpoint import checkpoint_path, load_checkpoint, network_from_checkpoint
 from .rollout import LEARNER, Decision, GameOver, GameSetup, VecGames
-from .selfplay import game_credit, policy_step
+from .selfplay import policy_step
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def play_matches(
                 if isinstance(report, GameOver):
                     g = slot_game[i]
                     assert g is not None
-                    credits[g] = game_credit(report.winners, g % n, n)
+                    credits[g] = win_credits(report.winners, n)[g % n]
                     lengths[g] = report.length
                     finished += 1
     finally:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..arena import atomic_write_bytes
+from ..files import atomic_write_bytes
 
 
 def _read(path: Path) -> list[dict[str, str]]:

@@ -28,7 +28,6 @@ game, which is all a checkpoint stores: :meth:`GameSlot.replay` rebuilds the gam
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import multiprocessing as mp
 import sys
@@ -39,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.errors import ConfigError
-from tabletop_rl.envs.registry import available_envs, make
+
+from ..env_factory import make_env
 
 TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 """The ``env`` value that selects the tic-tac-toe test game."""
@@ -50,27 +49,6 @@ LEARNER = "learner"
 """Controller of a seat played by the learning network."""
 POOL_PREFIX = "pool:"
 """Controller ``pool:K`` is snapshot K of the opponent pool (played by a network)."""
-
-
-def make_raw_env(env: str, env_kwargs: dict[str, Any]) -> TabletopAECEnv:
-    """A raw environment from a registered name or a ``"module:callable"`` factory."""
-    if ":" in env:
-        module_name, attr = env.split(":", 1)
-        try:
-            factory = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigError(f"cannot load environment factory {env!r}: {exc}") from None
-        raw = factory(**env_kwargs)
-    else:
-        if env not in available_envs():
-            raise ConfigError(
-                f"unknown environment {env!r}; available: {', '.join(available_envs())} "
-                "(or a 'module:callable' factory)"
-            )
-        raw = make(env, raw=True, **env_kwargs)
-    if not isinstance(raw, TabletopAECEnv):
-        raise ConfigError(f"{env!r} did not build a TabletopAECEnv (got {type(raw).__name__})")
-    return raw
 
 
 def is_network(controller: str) -> bool:
@@ -122,7 +100,7 @@ class GameSlot:
 
     def __init__(self, env: str, env_kwargs: dict[str, Any]) -> None:
         self.env_name = env
-        self.env = make_raw_env(env, env_kwargs)
+        self.env = make_env(env, **env_kwargs)
         self.n = self.env.num_players
         self.agents: dict[int, Any] = {}
         self.setup: GameSetup | None = None
@@ -259,7 +237,7 @@ class VecGames:
         self, env: str, env_kwargs: dict[str, Any], num_slots: int, num_workers: int
     ) -> None:
         self.num_slots = num_slots
-        probe = make_raw_env(env, env_kwargs)
+        probe = make_env(env, **env_kwargs)
         self.num_players = probe.num_players
         self.num_actions = probe.info.num_actions
         self._local: list[GameSlot] = []

@@ -31,6 +31,8 @@ from torch import nn
 from tabletop_rl.envs.core.symmetry import Symmetries
 from tabletop_rl.envs.errors import ConfigError
 
+from ..env_factory import make_env
+from ..stats import win_credits
 from .config import PPOConfig
 from .distributions import MaskedCategorical
 from .rollout import (
@@ -41,7 +43,6 @@ from .rollout import (
     GameSetup,
     Report,
     VecGames,
-    make_raw_env,
 )
 
 
@@ -118,17 +119,6 @@ def opponent_key(controllers: tuple[str, ...], primary: int) -> str:
     return "+".join(sorted(names))
 
 
-def game_credit(winners: list[int], seat: int, num_players: int) -> float:
-    """1 for a sole win, 1/k for a win shared by k, 0 for a loss; 1/n for a truncated game.
-
-    >>> game_credit([0], 0, 2), game_credit([0, 1], 1, 2), game_credit([1], 0, 2)
-    (1.0, 0.5, 0.0)
-    """
-    if not winners:
-        return 1.0 / num_players
-    return 1.0 / len(winners) if seat in winners else 0.0
-
-
 @torch.no_grad()
 def policy_step(
     net: nn.Module, obs: np.ndarray, masks: np.ndarray, gen: torch.Generator, greedy: bool = False
@@ -167,7 +157,7 @@ class SelfPlayCollector:
         self.slots = [_SlotState() for _ in range(vec.num_slots)]
         self.symmetries: Symmetries | None = None
         if cfg.symmetry_augmentation:
-            self.symmetries = make_raw_env(cfg.env, cfg.env_kwargs).symmetries()
+            self.symmetries = make_env(cfg.env, **cfg.env_kwargs).symmetries()
             if self.symmetries is None:
                 raise ConfigError(
                     f"symmetry_augmentation: {cfg.env!r} declares no symmetries "
@@ -316,7 +306,7 @@ class SelfPlayCollector:
                         done[(i, seat)].append(tr)
                     s.pending = {}
                     key = opponent_key(s.setup.controllers, s.primary)
-                    credit = game_credit(report.winners, s.primary, self.vec.num_players)
+                    credit = win_credits(report.winners, self.vec.num_players)[s.primary]
                     stats.games.append((key, credit, s.ep_return, report.length))
         self._drop_unused_snapshots()
         return self._batch(done), stats

@@ -48,10 +48,10 @@ def _legal_game(model: Any, env: Any, seed: int) -> tuple[float, int]:
     total, steps, done = 0.0, 0, False
     while not done:
         mask = env.action_masks()
-        assert mask.dtype == bool and mask.any()
-        assert np.array_equal(mask, info["action_mask"].astype(bool))
+        assert mask.dtype == np.int8 and mask.any()
+        assert np.array_equal(mask, info["action_mask"])
         action, _ = model.predict(obs, action_masks=mask, deterministic=False)
-        assert mask[int(action)], f"MaskablePPO chose the illegal action {int(action)}"
+        assert mask[int(action)] == 1, f"MaskablePPO chose the illegal action {int(action)}"
         obs, reward, terminated, truncated, info = env.step(int(action))
         total += reward
         steps += 1

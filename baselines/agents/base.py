@@ -24,7 +24,39 @@ class Agent(Protocol):
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int: ...
 
 
-class RandomAgent:
+class SeededAgent:
+    """Base class of the scripted agents: all their randomness comes from ``self.rng``.
+
+    :meth:`reseed` hands an agent a new generator and makes it forget the game it was playing,
+    so a game played after ``agent.reseed(np.random.default_rng(seed))`` depends on ``seed``
+    alone (the single-agent wrapper reseeds its opponents this way at every ``reset(seed=...)``).
+    Subclasses that remember something within a game (a planned turn) clear it in
+    :meth:`forget_game`.
+
+    >>> agent = RandomAgent(np.random.default_rng(0))
+    >>> obs = {"action_mask": np.ones(100, dtype=np.int8)}
+    >>> agent.reseed(np.random.default_rng(5)); first = agent.act(obs)
+    >>> agent.reseed(np.random.default_rng(5)); first == agent.act(obs)
+    True
+    """
+
+    name: str
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Draw all further randomness from ``rng`` and start afresh (see the class docstring)."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"reseed needs a numpy.random.Generator, got {type(rng).__name__}")
+        self.rng = rng
+        self.forget_game()
+
+    def forget_game(self) -> None:
+        """Drop whatever the agent remembers of the current game; nothing by default."""
+
+
+class RandomAgent(SeededAgent):
     """Uniform over the legal actions, from a seeded generator.
 
     >>> agent = RandomAgent(np.random.default_rng(0))
@@ -33,9 +65,6 @@ class RandomAgent:
     """
 
     name = "random"
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
 
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
         legal = np.flatnonzero(observation["action_mask"])

@@ -35,6 +35,8 @@ from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
 from tabletop_rl.envs.liniell.tiles import Port
 from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
 
+from .base import SeededAgent
+
 
 def margin(points: list[int], player: int) -> int:
     """``player`` 's points minus the best opponent's.
@@ -63,7 +65,7 @@ def _occupy_values(board: Board, player: int, cell: int, pairs: list[tuple[int, 
     return out
 
 
-class LiniellGreedyAgent:
+class LiniellGreedyAgent(SeededAgent):
     """Best provisional score margin after this turn (see the module docstring)."""
 
     name = "greedy"

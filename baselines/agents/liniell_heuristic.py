@@ -54,6 +54,7 @@ from tabletop_rl.envs.liniell.game import Game, Occupation, Phase
 from tabletop_rl.envs.liniell.tileset import NUM_TILES, SQUARE
 from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
 
+from .base import SeededAgent
 from .heuristic_weights import with_overrides
 
 
@@ -105,7 +106,7 @@ def open_cells(board: Board, root: int, fillable: set[int]) -> tuple[int, set[in
     return count, cells
 
 
-class LiniellHeuristicAgent:
+class LiniellHeuristicAgent(SeededAgent):
     """Greedy's turns, judged by line potential, merge risk and a pawn in reserve.
 
     ``weights`` replaces the default :class:`LiniellWeights`; keyword arguments override single

@@ -30,8 +30,10 @@ from tabletop_rl.envs.qwirkle import CENTRE, HAND_SIZE, first_turn_moves, legal_
 from tabletop_rl.envs.qwirkle.tiles import COLOUR_MASKS, SHAPE_MASKS, Tile
 from tabletop_rl.envs.qwirkle_v0 import QwirkleView
 
+from .base import SeededAgent
 
-class QwirkleGreedyAgent:
+
+class QwirkleGreedyAgent(SeededAgent):
     """Most points this turn; exchanges its least useful tiles when it cannot place."""
 
     name = "greedy"
@@ -40,6 +42,11 @@ class QwirkleGreedyAgent:
         self.rng = rng
         self._plan: list[int] = []
         self._laid: list[tuple[int, int, int]] = []
+
+    def forget_game(self) -> None:
+        """Drop the planned turn (a new game starts)."""
+        self._plan = []
+        self._laid = []
 
     # ------------------------------------------------------------ acting
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:

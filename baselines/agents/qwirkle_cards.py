@@ -29,6 +29,8 @@ from tabletop_rl.envs.qwirkle_cards.solver import find_split
 from tabletop_rl.envs.qwirkle_cards.turns import Turn, start_turns, sub_multisets
 from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE, QwirkleCardsView
 
+from .base import SeededAgent
+
 
 def qwirkle_bound(after: tuple[int, ...]) -> int:
     """An upper bound on the Qwirkles takeable from ``after``: per line, the fewest copies
@@ -106,7 +108,7 @@ def best_turn(view: QwirkleCardsView, rng: np.random.Generator) -> Turn | None:
     return best
 
 
-class QwirkleCardsGreedyAgent:
+class QwirkleCardsGreedyAgent(SeededAgent):
     """Most Qwirkles this turn, then most cards played (see the module docstring)."""
 
     name = "greedy"
@@ -115,6 +117,11 @@ class QwirkleCardsGreedyAgent:
         self.rng = rng
         self._plan: Turn | None = None
         self._plan_table: tuple[int, ...] | None = None
+
+    def forget_game(self) -> None:
+        """Drop the planned turn (a new game starts)."""
+        self._plan = None
+        self._plan_table = None
 
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
         mask = observation["action_mask"]

@@ -68,6 +68,7 @@ from tabletop_rl.envs.qwirkle_cards.turns import (
 )
 from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE
 
+from .base import SeededAgent
 from .heuristic_weights import with_overrides
 from .qwirkle_cards import most_qwirkles, qwirkle_bound
 from .qwirkle_heuristic import holds_all
@@ -102,7 +103,7 @@ def hand_holds_all(missing: Sequence[int], unseen: Sequence[int], total: int, ha
     return holds_all(tuple(unseen[k] for k in missing), total, hand)
 
 
-class QwirkleCardsHeuristicAgent:
+class QwirkleCardsHeuristicAgent(SeededAgent):
     """Most Qwirkles, then the least help to the next player (see the module docstring).
 
     ``weights`` replaces the default :class:`QwirkleCardsWeights`; keyword arguments override single
@@ -122,6 +123,10 @@ class QwirkleCardsHeuristicAgent:
             weights or QwirkleCardsWeights(), overrides, "QwirkleCardsHeuristicAgent"
         )
         self._plan: tuple[Any, Turn] | None = None
+
+    def forget_game(self) -> None:
+        """Drop the planned turn (a new game starts)."""
+        self._plan = None
 
     # ---------------------------------------------------------------- valuing
     def position_value(self, view: Any, table: Sequence[int], kept: Sequence[int]) -> float:

@@ -71,6 +71,7 @@ from tabletop_rl.envs.qwirkle.game import CENTRE, END_BONUS
 from tabletop_rl.envs.qwirkle.moves import first_turn_moves, legal_moves
 from tabletop_rl.envs.qwirkle.tiles import HAND_SIZE, Tile
 
+from .base import SeededAgent
 from .heuristic_weights import with_overrides
 
 Move = tuple[tuple[int, int, Tile], ...]
@@ -140,7 +141,7 @@ def holds_all(copies: tuple[int, ...], unseen: int, hand: int) -> float:
     return max(0.0, probability)
 
 
-class QwirkleHeuristicAgent:
+class QwirkleHeuristicAgent(SeededAgent):
     """Greedy's moves judged by leave, lines of five and exchanges (module docstring).
 
     ``weights`` replaces the default :class:`QwirkleWeights`; keyword arguments override single
@@ -157,6 +158,10 @@ class QwirkleHeuristicAgent:
             weights or QwirkleWeights(), overrides, "QwirkleHeuristicAgent"
         )
         self._plan: tuple[Any, Move] | None = None
+
+    def forget_game(self) -> None:
+        """Drop the planned turn (a new game starts)."""
+        self._plan = None
 
     # ---------------------------------------------------------------- valuing
     def leave_value(self, kept: Sequence[Tile], anchors: Mapping | None) -> float:

@@ -4,10 +4,32 @@ The learner plays one seat; the other seats are played by opponent policies. An 
 is either a callable ``policy(observation, action_mask) -> action`` or an agent object with
 an ``act(observation_dict, view)`` method (the baselines' :class:`Agent` protocol).
 
-The wrapper exposes ``action_masks()`` (SB3-contrib MaskablePPO's convention) and also puts
-the mask in ``info["action_mask"]``. The reward of a step is everything the learner received
-since its previous action, including rewards delivered during the opponents' moves and at
-the end of the game.
+Masks. ``action_masks()`` (SB3-contrib MaskablePPO's convention) returns the learner's legal
+actions as an ``int8`` array of 0/1, the dtype Gymnasium's ``Discrete.sample(mask)`` takes, so
+``env.action_space.sample(env.action_masks())`` draws a legal action; the same mask is in
+``info["action_mask"]``. Once an episode is over the mask is all zeros (there is no legal
+action) until the next ``reset``.
+
+In a Gymnasium vector env (``gymnasium.make_vec`` or ``SyncVectorEnv``/``AsyncVectorEnv``),
+``envs.call("action_masks")`` after a sub-env's episode ended depends on the autoreset mode:
+
+* ``AutoresetMode.NEXT_STEP`` (Gymnasium's default): the step that ends an episode returns its
+  last observation, and that sub-env's mask stays all zeros for one step; the next
+  ``envs.step`` resets the sub-env and ignores its action (any action will do, e.g. 0), after
+  which its mask is the new episode's. Read ``info["action_mask"]`` of the step instead to
+  get the same values without a ``call``.
+* ``AutoresetMode.SAME_STEP``: the step that ends an episode resets the sub-env at once; the
+  returned observation, ``info["action_mask"]`` and ``call("action_masks")`` all belong to the
+  new episode (the last ones are in ``info["final_obs"]`` and ``info["final_info"]``).
+
+Seeds. ``reset(seed=s)`` draws the learner's seat (with ``learner_seat=None``), the game's seed
+and a fresh generator for every opponent from ``s``; opponents that have a ``reseed(rng)``
+method (every scripted agent of :mod:`tabletop_rl.baselines.agents`) are reseeded with it, and
+the default random opponents are rebuilt. A seed therefore replays the episode exactly when
+the learner replays its actions. A plain callable opponent keeps its own randomness.
+
+Rewards. The reward of a step is everything the learner received since its previous action,
+including rewards delivered during the opponents' moves and at the end of the game.
 
 An illegal action is treated as ``env()`` treats it (``illegal_action="terminate"``, the
 default): the episode ends at once with reward -1 and ``info["illegal_action"]`` says why.
@@ -86,8 +108,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self.env.possible_agents[self.learner_seat]
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (MaskablePPO convention)."""
-        return self._last_mask.astype(bool)
+        """The learner's legal actions, ``int8`` 0/1 (``action_space.sample``'s mask dtype)."""
+        return self._last_mask.astype(np.int8)
 
     def _opponent_action(self, policy: Any, agent: str) -> int:
         obs = self.env.observe(agent)
@@ -108,11 +130,16 @@ class SingleAgentEnv(gymnasium.Env):
             env.step(self._opponent_action(policy, agent))
         return float(env._cumulative_rewards.get(self.learner, 0.0))
 
-    def _observation(self) -> tuple[np.ndarray, dict[str, Any]]:
+    def _observation(self, episode_over: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+        """The learner's observation and info; at the episode's end the mask is all zeros."""
         obs = self.env.observe(self.learner)
-        self._last_mask = obs["action_mask"]
+        mask = np.asarray(obs["action_mask"], dtype=np.int8)
+        if episode_over:
+            mask = np.zeros_like(mask)
+        self._episode_over = episode_over
+        self._last_mask = mask
         info = dict(self.env.infos.get(self.learner, {}))
-        info["action_mask"] = obs["action_mask"]
+        info["action_mask"] = mask.copy()
         return obs["observation"], info
 
     def reset(
@@ -122,13 +149,20 @@ class SingleAgentEnv(gymnasium.Env):
         rng = self.np_random
         if self._fixed_seat is None:
             self.learner_seat = int(rng.integers(self.env.num_players))
+        game_seed = int(rng.integers(2**31))
+        opponent_rngs = [
+            np.random.default_rng(int(rng.integers(2**63))) for _ in range(self.env.num_players - 1)
+        ]
         if self._given_opponents is None:
-            self._opponents = [random_policy(rng) for _ in range(self.env.num_players - 1)]
+            self._opponents = [random_policy(r) for r in opponent_rngs]
         else:
             self._opponents = self._given_opponents
-        self.env.reset(seed=int(rng.integers(2**31)))
+            for opponent, opponent_rng in zip(self._opponents, opponent_rngs, strict=True):
+                reseed = getattr(opponent, "reseed", None)
+                if callable(reseed):
+                    reseed(opponent_rng)
+        self.env.reset(seed=game_seed)
         self._advance()
-        self._episode_over = False
         return self._observation()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -139,20 +173,15 @@ class SingleAgentEnv(gymnasium.Env):
         if not (0 <= int(action) < n and self._last_mask[int(action)]):
             if self.illegal_action == "raise":
                 env.step(int(action))  # raises IllegalActionError naming the rule broken
-            obs, info = self._observation()
+            obs, info = self._observation(episode_over=True)
             info["illegal_action"] = f"action {int(action)} is not legal now"
-            self._episode_over = True
-            self._last_mask = np.zeros_like(self._last_mask)
             return obs, -1.0, True, False, info
         env.step(int(action))
         reward = self._advance()
         learner = self.learner
         terminated = bool(env.terminations.get(learner, True))
         truncated = bool(env.truncations.get(learner, False))
-        obs, info = self._observation()
-        if terminated or truncated:
-            self._episode_over = True
-            self._last_mask = np.zeros_like(self._last_mask)
+        obs, info = self._observation(episode_over=terminated or truncated)
         return obs, reward, terminated, truncated, info
 
     def render(self) -> Any:

@@ -6,7 +6,10 @@ PettingZoo-style::
     from tabletop_rl.envs import qwirkle_v0
     env = qwirkle_v0.env(num_players=2)
 
-Environment modules are imported lazily, so importing this package is cheap.
+Importing this package also registers the Gymnasium ids ``tabletop_rl/Qwirkle-v0``,
+``tabletop_rl/QwirkleCards-v0`` and ``tabletop_rl/Liniell-v0`` (single-agent, see
+:func:`make_single_agent`). Environment modules are imported lazily, so importing this package
+is cheap.
 """
 
 from __future__ import annotations
@@ -21,9 +24,19 @@ from .errors import (
     NotationError,
     TabletopError,
 )
-from .registry import available_envs, env_module, make
+from .registry import (
+    GYMNASIUM_IDS,
+    available_envs,
+    env_module,
+    make,
+    make_single_agent,
+    register_gymnasium_ids,
+)
+
+register_gymnasium_ids()
 
 __all__ = [
+    "GYMNASIUM_IDS",
     "ConfigError",
     "IllegalActionError",
     "IllegalMoveError",
@@ -32,6 +45,7 @@ __all__ = [
     "available_envs",
     "env_module",
     "make",
+    "make_single_agent",
 ]
 
 

@@ -105,7 +105,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     @property
     def learner(self) -> str:
+        """The learner's agent name in the game (``possible_agents[learner_seat]``)."""
         return self.env.possible_agents[self.learner_seat]
+
+    @property
+    def opponents(self) -> list[Any]:
+        """The opponents of the current episode, in seat order (empty before ``reset``)."""
+        return list(self._opponents)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions, ``int8`` 0/1 (``action_space.sample``'s mask dtype)."""

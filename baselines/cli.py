@@ -24,6 +24,8 @@ from typing import TextIO
 
 from tabletop_rl.envs.errors import TabletopError
 
+from .arguments import CommandParser
+
 FORWARDED = {
     "train": "tabletop_rl.baselines.ppo.train",
     "evaluate": "tabletop_rl.baselines.ppo.evaluate",
@@ -53,7 +55,7 @@ def _agent_games(items: Sequence[str]) -> dict[str, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="tabletop-rl",
         description="Arena, replays and human play for the tabletop-rl environments.",
     )
@@ -148,6 +150,8 @@ def _arena(args: argparse.Namespace, out: TextIO) -> int:
     out.write(format_table(run.summary) + "\n\n")
     for note in run.summary["notes"]:
         out.write(f"- {note}\n")
+    for skipped in run.skipped_outputs:
+        out.write(f"- {skipped}\n")
     out.write(f"\n{run.played} games played now, {len(run.records)} in all; results in {folder}\n")
     return 0
 
@@ -158,7 +162,10 @@ def _validate_env(parser: argparse.ArgumentParser, name: str) -> None:
     from tabletop_rl.envs import available_envs
 
     if name not in available_envs():
-        parser.error(f"unknown environment {name!r}; available: {', '.join(available_envs())}")
+        parser.error(
+            f"unknown environment {name!r}; available: {', '.join(available_envs())} "
+            "(or module:factory for a game of your own)"
+        )
 
 
 def main(
@@ -186,7 +193,7 @@ def main(
 
             return play.main(args, stdin, stdout)
     except (TabletopError, ValueError) as exc:
-        print(f"tabletop-rl {args.command}: {exc}", file=sys.stderr)
+        print(f"tabletop-rl {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ntabletop-rl {args.command}: interrupted", file=sys.stderr)

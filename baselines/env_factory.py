@@ -21,6 +21,7 @@ import importlib
 from typing import Any
 
 from tabletop_rl.envs.core.aec import TabletopAECEnv
+from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.registry import available_envs, make
 
@@ -39,6 +40,7 @@ def make_env(env_name: str, **kwargs: Any) -> TabletopAECEnv:
         factory = getattr(module, attr, None)
         if factory is None:
             raise ConfigError(f"module {module_name!r} has no environment factory {attr!r}")
+        check_keywords(factory, kwargs, env_name)
         env = factory(**kwargs)
     else:
         if env_name not in available_envs():

@@ -26,6 +26,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from .core.keywords import check_keywords
 from .errors import ConfigError
 
 # Environment name -> module (relative to tabletop_rl.envs) that defines env() and raw_env.
@@ -53,9 +54,11 @@ def env_module(name: str) -> ModuleType:
 def make(name: str, *, raw: bool = False, **kwargs: Any) -> Any:
     """Build environment ``name`` with PettingZoo's standard wrappers (``raw=True``: without).
 
-    Keyword arguments go to the environment's constructor.
+    Keyword arguments go to the environment's constructor; one it does not take is a
+    ConfigError naming the keywords it does take.
     """
     module = env_module(name)
+    check_keywords(module.raw_env, kwargs, name)
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 
 

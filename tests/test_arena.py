@@ -86,7 +86,7 @@ def test_agent_specs() -> None:
         parse_agent_spec("mcts:simulations")
     with pytest.raises(ConfigError, match="no agent 'nobody'"):
         resolve_agent("nobody", TOY, np.random.default_rng(0))
-    with pytest.raises(ConfigError, match="bad option for mcts"):
+    with pytest.raises(ConfigError, match="mcts takes no option .depth.; allowed: simulations"):
         resolve_agent("mcts:depth=3", TOY, np.random.default_rng(0))
     with pytest.raises(ConfigError, match="listed twice"):
         ArenaConfig(env=TOY, agents=("random", "random"), games=2)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 
 from .base import Agent, RandomAgent
@@ -34,10 +35,10 @@ def agent_names(env_name: str) -> list[str]:
     return ["random", *sorted(name for env, name in _AGENTS if env == env_name)]
 
 
-def make_agent(name: str, env_name: str, rng: np.random.Generator, **kwargs: Any) -> Agent:
-    """Build scripted agent ``name`` for environment ``env_name``."""
+def agent_class(name: str, env_name: str) -> type[Agent]:
+    """The class of scripted agent ``name`` for ``env_name`` (built as ``Class(rng, **kwargs)``)."""
     if name == "random":
-        return RandomAgent(rng)
+        return RandomAgent
     key = (env_name, name)
     if key not in _AGENTS:
         raise ConfigError(
@@ -45,7 +46,17 @@ def make_agent(name: str, env_name: str, rng: np.random.Generator, **kwargs: Any
         )
     module_name, cls_name = _AGENTS[key].split(":")
     module = importlib.import_module(f"{__name__}.{module_name}")
-    return getattr(module, cls_name)(rng, **kwargs)
+    return getattr(module, cls_name)
 
 
-__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent"]
+def make_agent(name: str, env_name: str, rng: np.random.Generator, **kwargs: Any) -> Agent:
+    """Build scripted agent ``name`` for environment ``env_name``.
+
+    An option the agent does not take is a ConfigError that lists the options it takes.
+    """
+    cls = agent_class(name, env_name)
+    check_keywords(cls, kwargs, f"agent {name!r}", skip=("rng",), noun="option")
+    return cls(rng, **kwargs)
+
+
+__all__ = ["Agent", "RandomAgent", "agent_class", "agent_names", "make_agent"]

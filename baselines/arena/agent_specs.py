@@ -14,10 +14,13 @@ A spec is a name from ``agent_names(env)`` (``random``, ``greedy``, ...), ``mcts
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import make_env
@@ -45,7 +48,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise ConfigError(f"empty agent name in spec {spec!r}")
     if name == "ppo":
         if not rest:
-            raise ConfigError("a PPO agent needs a model path: ppo:PATH")
+            raise ConfigError(
+                f"{spec!r}: a PPO agent needs a path: ppo:RUN_FOLDER or ppo:CHECKPOINT_FILE"
+            )
         return name, {"path": rest}
     kwargs: dict[str, Any] = {}
     if rest:
@@ -61,9 +66,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def available_agents(env_name: str) -> list[str]:
     """Agent names usable for ``env_name``: the scripted ones, ``mcts`` and ``ppo:PATH``."""
-    from ..agents import agent_names
-
-    return [*agent_names(game_name(env_name)), "mcts", "ppo:PATH"]
+    return [*agent_names_for(env_name), "mcts", "ppo:PATH"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -77,32 +80,77 @@ def game_name(env_name: str) -> str:
 
 
 def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
-    """Build the agent named by ``spec`` for ``env_name`` (see the module docstring)."""
+    """Build the agent named by ``spec`` for ``env_name`` (see the module docstring).
+
+    Every mistake is a ConfigError that says what is allowed: an unknown agent name, an
+    option the agent does not take, a ``ppo:PATH`` that is neither a checkpoint file nor a
+    training run folder.
+    """
     name, kwargs = parse_agent_spec(spec)
     env_name = game_name(env_name)
     if name == "mcts":
-        from ..agents.mcts import make_mcts
+        from ..agents.mcts import MCTSAgent, make_mcts
 
-        try:
-            return make_mcts(rng, env_name, **kwargs)
-        except TypeError as exc:
-            raise ConfigError(f"bad option for mcts in {spec!r}: {exc}") from exc
+        check_keywords(
+            MCTSAgent, kwargs, f"{spec!r}: mcts", skip=("rng", "env_name"), noun="option"
+        )
+        return make_mcts(rng, env_name, **kwargs)
     if name == "ppo":
-        try:
-            from ..ppo.agent import load_ppo_agent
-        except ImportError as exc:
-            raise ConfigError(f"PPO agents need the baselines extra (torch): {exc}") from exc
-        return load_ppo_agent(kwargs["path"], env_name, rng)
-    from ..agents import agent_names, make_agent
+        return _load_ppo(kwargs["path"], env_name, rng)
+    from ..agents import agent_class
 
-    if name not in agent_names(env_name):
+    if name not in agent_names_for(env_name):
         raise ConfigError(
             f"no agent {name!r} for {env_name}; available: " + ", ".join(available_agents(env_name))
         )
+    cls = agent_class(name, env_name)
+    check_keywords(cls, kwargs, f"{spec!r}: {name}", skip=("rng",), noun="option")
+    from ..agents import make_agent
+
+    return make_agent(name, env_name, rng, **kwargs)
+
+
+def agent_names_for(env_name: str) -> list[str]:
+    """The scripted agents of ``env_name`` (a ``module:factory`` name: of its game)."""
+    from ..agents import agent_names
+
+    return agent_names(game_name(env_name))
+
+
+def _load_ppo(path: str, env_name: str, rng: np.random.Generator) -> Any:
+    where = Path(path)
+    if not where.exists():
+        raise ConfigError(
+            f"ppo:{path}: no such file or folder; give a training run folder (holding "
+            "checkpoint.pt) or a checkpoint file"
+        )
+    if where.is_dir() and not (where / "checkpoint.pt").is_file():
+        raise ConfigError(
+            f"ppo:{path}: the folder holds no checkpoint.pt; give a training run folder "
+            "(where `tabletop-rl train` wrote checkpoint.pt) or a checkpoint file"
+        )
     try:
-        return make_agent(name, env_name, rng, **kwargs)
-    except TypeError as exc:
-        raise ConfigError(f"bad option for {name} in {spec!r}: {exc}") from exc
+        from ..ppo.agent import load_ppo_agent
+    except ImportError as exc:
+        raise ConfigError(
+            f"ppo agents need torch, which the baselines extra installs "
+            f"(pip install 'tabletop-rl[baselines]'): {exc}"
+        ) from None
+    return load_ppo_agent(path, env_name, rng)
 
 
-__all__ = ["available_agents", "game_name", "parse_agent_spec", "parse_value", "resolve_agent"]
+def check_agent_specs(specs: Sequence[str], env_name: str) -> None:
+    """Build every agent of ``specs`` once, so that a bad spec fails before any game starts."""
+    for spec in specs:
+        resolve_agent(spec, env_name, np.random.default_rng(0))
+
+
+__all__ = [
+    "agent_names_for",
+    "available_agents",
+    "check_agent_specs",
+    "game_name",
+    "parse_agent_spec",
+    "parse_value",
+    "resolve_agent",
+]

@@ -235,13 +235,24 @@ SUMMARY_COLUMNS = ("agent", *_RESULT_COLUMNS, "rating", "rating_se", "rating_lo"
 PAIRWISE_COLUMNS = ("agent", "opponent", *_RESULT_COLUMNS, "margin_se")
 
 
-def write_outputs(summary: dict[str, Any], out_dir: str | Path) -> None:
-    """Write summary.csv, pairwise.csv, results.json and ratings.png atomically."""
+def write_outputs(summary: dict[str, Any], out_dir: str | Path) -> list[str]:
+    """Write summary.csv, pairwise.csv, results.json and ratings.png atomically.
+
+    Returns what was not written and why: ratings.png needs matplotlib (the baselines extra).
+    """
     out = Path(out_dir)
     atomic_write_text(out / "summary.csv", csv_text(summary["agents"], SUMMARY_COLUMNS))
     atomic_write_text(out / "pairwise.csv", csv_text(summary["head_to_head"], PAIRWISE_COLUMNS))
     atomic_write_text(out / "results.json", json.dumps(summary, indent=2) + "\n")
-    atomic_write_bytes(out / "ratings.png", ratings_plot(summary))
+    try:
+        image = ratings_plot(summary)
+    except ImportError:
+        return [
+            "ratings.png not drawn: it needs matplotlib, which the baselines extra installs "
+            "(pip install 'tabletop-rl[baselines]')"
+        ]
+    atomic_write_bytes(out / "ratings.png", image)
+    return []
 
 
 def ratings_plot(summary: dict[str, Any]) -> bytes:

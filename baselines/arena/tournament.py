@@ -12,15 +12,19 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import sys
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabletop_rl.envs.errors import ConfigError
 
+from ..env_factory import make_env
 from ..files import atomic_write_text
+from .agent_specs import check_agent_specs
 from .games import play_task, read_records
 from .schedule import ArenaConfig, GameTask, schedule
 from .summary import summarize, write_outputs
@@ -37,6 +41,15 @@ class ArenaRun:
     played: int
     summary: dict[str, Any] | None
     complete: bool
+    skipped_outputs: list[str] = field(default_factory=list)
+    """Output files that could not be written, each with the reason (a missing library)."""
+
+
+def check_run(config: ArenaConfig) -> None:
+    """Build the environment and every agent once: a mistake in the environment's arguments
+    or in an agent spec is a ConfigError before anything is written or any worker starts."""
+    make_env(config.env, num_players=config.players, **config.env_kwargs)
+    check_agent_specs(config.agents, config.env)
 
 
 def run_arena(
@@ -51,9 +64,14 @@ def run_arena(
     """Play (or resume) the run ``config`` into ``out_dir`` and write its summaries.
 
     ``max_new_games`` stops after that many newly played games (as an interruption would);
-    ``fresh`` discards a previous run in ``out_dir`` instead of resuming it.
+    ``fresh`` discards a previous run in ``out_dir`` instead of resuming it. The environment
+    and agents are checked first (:func:`check_run`); a new run that ends before its first
+    game is recorded (an error, Ctrl-C) leaves nothing behind, so the corrected command can
+    use the same ``out_dir``.
     """
+    check_run(config)
     out = Path(out_dir)
+    created_dir = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     run_file, games_file = out / RUN_FILE, out / GAMES_FILE
     wanted = config.to_json()
@@ -68,8 +86,35 @@ def run_arena(
                 f"{out} holds a different arena run ({existing}); use another --out, the same "
                 "settings to resume it, or --fresh to start over"
             )
+        created_run = False
     else:
         atomic_write_text(run_file, json.dumps(wanted, indent=2) + "\n")
+        created_run = True
+    try:
+        return _play_run(config, out, workers, progress, max_new_games, on_record)
+    finally:
+        if created_run and not read_records(games_file):
+            _remove_empty_run(out, created_dir)
+
+
+def _remove_empty_run(out: Path, created_dir: bool) -> None:
+    for name in (RUN_FILE, GAMES_FILE):
+        with contextlib.suppress(FileNotFoundError):
+            (out / name).unlink()
+    if created_dir:
+        with contextlib.suppress(OSError):
+            out.rmdir()  # only if empty
+
+
+def _play_run(
+    config: ArenaConfig,
+    out: Path,
+    workers: int,
+    progress: bool,
+    max_new_games: int | None,
+    on_record: Callable[[dict[str, Any]], None] | None,
+) -> ArenaRun:
+    games_file = out / GAMES_FILE
     tasks = schedule(config)
     records = read_records(games_file)
     ids = {t.game_id for t in tasks}
@@ -102,17 +147,38 @@ def run_arena(
             bar.close()
     complete = len(records) == len(tasks)
     summary = summarize(config, records) if records else None
-    if summary is not None:
-        write_outputs(summary, out)
-    return ArenaRun(records=records, played=played, summary=summary, complete=complete)
+    skipped = write_outputs(summary, out) if summary is not None else []
+    return ArenaRun(
+        records=records, played=played, summary=summary, complete=complete, skipped_outputs=skipped
+    )
 
 
 def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
     if not enabled:
         return None
-    from tqdm import tqdm
-
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm comes with the baselines extra; the arena runs without it
+        return _PlainProgress(total, initial)
     return tqdm(total=total, initial=initial, unit="game", desc="arena")
+
+
+class _PlainProgress:
+    """A progress line on stderr every tenth of the run, where tqdm is not installed."""
+
+    def __init__(self, total: int, initial: int) -> None:
+        self.total, self.done = total, initial
+        self.step = max(1, total // 10)
+        self.started = time.perf_counter()
+
+    def update(self, n: int) -> None:
+        before, self.done = self.done, self.done + n
+        if self.done // self.step > before // self.step or self.done == self.total:
+            elapsed = time.perf_counter() - self.started
+            print(f"arena: {self.done}/{self.total} games ({elapsed:.0f} s)", file=sys.stderr)
+
+    def close(self) -> None:
+        pass
 
 
 def _execute(config: ArenaConfig, todo: list[GameTask], workers: int) -> Iterable[dict[str, Any]]:
@@ -139,4 +205,4 @@ def _execute(config: ArenaConfig, todo: list[GameTask], workers: int) -> Iterabl
                 future.cancel()
 
 
-__all__ = ["GAMES_FILE", "RUN_FILE", "ArenaRun", "run_arena"]
+__all__ = ["GAMES_FILE", "RUN_FILE", "ArenaRun", "check_run", "run_arena"]

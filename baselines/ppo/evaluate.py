@@ -10,7 +10,6 @@ win rate is the mean credit. Results are printed and written (atomically) to
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 from dataclasses import dataclass
@@ -21,10 +20,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from tabletop_rl.envs.errors import ConfigError
+
 from ..agents import agent_names, make_agent
+from ..arguments import CommandParser, fail
 from ..files import atomic_write_text
 from ..stats import wilson_interval, win_credits
-from .checkpoint import checkpoint_path, load_checkpoint, network_from_checkpoint
+from .checkpoint import CHECKPOINT_NAME, checkpoint_path, load_checkpoint, network_from_checkpoint
 from .rollout import LEARNER, Decision, GameOver, GameSetup, VecGames
 from .selfplay import policy_step
 
@@ -127,6 +129,20 @@ def agent_available(name: str, env: str) -> bool:
     return True
 
 
+def checkpoint_label(state: dict[str, Any]) -> str:
+    """Which point of training a loaded checkpoint holds: its update, step and training time.
+
+    >>> checkpoint_label({"update": 12, "global_step": 49152, "time": 95.0, "cpu_time": 180.0})
+    'update 12, step 49,152, 1.6 min of training (3.0 CPU-min)'
+    """
+    text = f"update {int(state['update'])}, step {int(state['global_step']):,}"
+    if "time" in state:
+        text += f", {float(state['time']) / 60:.1f} min of training"
+        if "cpu_time" in state:
+            text += f" ({float(state['cpu_time']) / 60:.1f} CPU-min)"
+    return text
+
+
 def format_results(results: list[MatchResult]) -> str:
     lines = [f"{'opponent':<10} {'games':>6} {'win rate':>9}  95% CI (Wilson)    mean length"]
     for r in results:
@@ -138,9 +154,7 @@ def format_results(results: list[MatchResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="tabletop-rl evaluate", description=__doc__.split("\n")[0]
-    )
+    parser = CommandParser(prog="tabletop-rl evaluate", description=__doc__.split("\n")[0])
     parser.add_argument("run_dir", help="run directory (or checkpoint file) to evaluate")
     parser.add_argument("--games", type=int, default=1000, help="games per opponent")
     parser.add_argument(
@@ -155,7 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games <= 0:
         parser.error("--games must be > 0")
-    cfg, net = network_from_checkpoint(load_checkpoint(args.run_dir))
+    try:
+        state = load_checkpoint(args.run_dir)
+    except ConfigError as exc:
+        fail(
+            parser.prog,
+            f"{exc}; give a training run folder (where `tabletop-rl train` wrote "
+            f"{CHECKPOINT_NAME}) or a checkpoint file",
+        )
+    cfg, net = network_from_checkpoint(state)
     missing = [o for o in args.opponents if not agent_available(o, cfg.env)]
     if missing:
         parser.error(
@@ -172,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         not args.sample,
         args.workers,
     )
-    print(f"{cfg.env}: {checkpoint_path(args.run_dir)}")
+    print(f"{cfg.env}: {checkpoint_path(args.run_dir)} ({checkpoint_label(state)})")
     print(format_results(results))
     out = Path(args.out) if args.out else checkpoint_path(args.run_dir).parent / "evaluation.csv"
     text = io.StringIO()

@@ -34,3 +34,11 @@ class ActionOutOfRangeError(IllegalActionError, AssertionError):
     Also an ``AssertionError``: PettingZoo's ``AssertOutOfBoundsWrapper`` raises one there, and
     code written against PettingZoo catches that.
     """
+
+
+class InvariantError(TabletopError, AssertionError):
+    """An engine invariant is broken: a bug in the engine, never a problem of the input.
+
+    Raised by the games' ``check_invariants()``, which the conformance check and the fuzz
+    benchmark call after every step; the message names the broken invariant.
+    """

@@ -218,12 +218,14 @@ def test_occupy_rejects_an_occupied_line_and_skip_ends_the_turn() -> None:
 
 
 # Four players around a hole: N tile's N-S piece (player 1), E tile's E-W piece (player 2),
-# S tile's cross (player 3), W tile's cross (player 0). The tiles do not touch each other.
+# S tile's cross (player 3), W tile's cross (player 0). Three corner tiles connect them (as
+# every laid tile shares a side with another); each meets its two neighbours with separate
+# pieces, so the corners join none of the lines around the hole.
 FOUR = """
 players: 4
-.       bridge:0 .
+star:0  bridge:0 double_curve:1
 cross:0 .        bridge:0
-.       cross:0  .
+.       cross:0  double_curve:0
 pawns: 1@0,1:N 2@1,2:E 3@2,1:N 0@1,0:W
 """
 

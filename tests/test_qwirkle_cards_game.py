@@ -370,8 +370,16 @@ def test_redraw_refused_when_a_play_exists() -> None:
 
 
 def test_pass_with_an_empty_pile_and_the_passes_ending() -> None:
+    # the end was triggered when the pile emptied: at most one turn per player is left (a
+    # position with more, such as turns_left 5 for two players, is refused as impossible)
     game = QwirkleCardsGame.from_text(
-        position(table="Ro Rx Rs", hand_0=STUCK_HAND, hand_1="Gc Pc", turns_left="5")
+        position(
+            table="Ro Rx Rs",
+            hand_0=STUCK_HAND,
+            hand_1="Gc Pc",
+            end_rule="final_turn_each",
+            turns_left="2",
+        )
     )
     assert game.cannot_play() is TurnEnd.PASS
     assert game.state.passes == 1 and game.to_move == 1

@@ -40,9 +40,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ConfigError, IllegalMoveError
+from ..errors import ConfigError, IllegalMoveError, InvariantError
 from .board import IN_SUPPLY, WINDOW, Board, Join
 from .notation import to_text
+from .position import board_problem, material_problem
 from .scoring import PlayerScore
 from .scoring import winners as score_winners
 from .tiles import Port
@@ -87,11 +88,22 @@ class Game:
     """A Liniell game in progress. Build one with :meth:`new`."""
 
     def __init__(self, board: Board, stack: list[int], start_player: int) -> None:
+        """A game continuing from ``board`` with ``stack`` (kind indices, next to draw last);
+        the position is checked (:mod:`.position`), a :class:`ConfigError` naming a problem."""
+        if not isinstance(board, Board):
+            raise ConfigError(f"board must be a Board (see from_text), got {board!r}")
         num_players = board.num_players
         if not 2 <= num_players <= 4:
             raise ConfigError(f"Liniell is played by 2 to 4 players, not {num_players}")
         if not 0 <= start_player < num_players:
             raise ConfigError(f"player {start_player} is not one of 0 to {num_players - 1}")
+        if isinstance(stack, str) or any(
+            isinstance(k, bool) or not isinstance(k, int | np.integer) for k in stack
+        ):
+            raise ConfigError(f"stack: tile kind indices (ints), got {stack!r}")
+        laid = [k for k in board.cell_kind if k >= 0]
+        if problem := board_problem(board) or material_problem(board, [*laid, *stack]):
+            raise ConfigError(f"impossible Liniell position: {problem}")
         self.board = board
         self.num_players = num_players
         self.stack = list(stack)  # the top of the stack is the end of the list
@@ -104,6 +116,7 @@ class Game:
         self.turn = 0
         self.ended_early = False
         self._placements: list[tuple[int, int]] | None = None
+        self._tiles_at_start = board.num_laid + len(self.stack)
         self._start_turn()
 
     @classmethod
@@ -299,6 +312,44 @@ class Game:
         for k in self.stack:
             counts[k] += 1
         return counts
+
+    # ---------------------------------------------------------------- invariants
+    def check_invariants(self) -> None:
+        """Raise :class:`InvariantError` naming a broken engine invariant (a bug).
+
+        The board is possible (:func:`.position.board_problem`: connected, within 4 x 4, no
+        two pawns on one line except the lines of a compulsory move due now), no tile was
+        created or lost (board, stack and drawn tile together; 16 for a new game), and the
+        phase agrees with the drawn tile.
+        """
+        board = self.board
+        find = board.lines.find
+        joined = {find(j.piece) for j in self.pending} if self.phase is Phase.MOVE else set()
+        drawn = [] if self.drawn is None else [self.drawn]
+        laid = [k for k in board.cell_kind if k >= 0]
+        problem = board_problem(board, joined) or material_problem(
+            board, [*laid, *self.stack, *drawn]
+        )
+        if problem:
+            raise InvariantError(f"Liniell position broken: {problem}")
+        total = board.num_laid + len(self.stack) + len(drawn)
+        if total != self._tiles_at_start:
+            raise InvariantError(
+                f"tile conservation broken: {total} tiles in the game, "
+                f"{self._tiles_at_start} when it was set up"
+            )
+        waiting = self.phase is Phase.LAY or (self.phase is Phase.OVER and self.ended_early)
+        if waiting != (self.drawn is not None):
+            raise InvariantError(
+                f"phase {self.phase.value!r} with drawn tile {self.drawn!r}: a tile is drawn "
+                "exactly while it waits to be laid (or could not be, ending the game early)"
+            )
+        if not 0 <= self.current < self.num_players:
+            raise InvariantError(f"player {self.current} to act is not a seat")
+
+    def monotone_scores(self) -> tuple[int, ...]:
+        """None: a provisional route score falls when its pawn goes back to supply or moves."""
+        return ()
 
     # ------------------------------------------------------------------ copies
     def copy(self) -> Game:

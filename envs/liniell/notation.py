@@ -5,7 +5,9 @@ separated by spaces: ``kind:rotation`` for a tile (``kind`` alone means rotation
 for an empty cell. Optional lines: ``players: N`` (default 2, or more if the pawns need it)
 and ``pawns:`` followed by pawns written ``PLAYER@ROW,COL:PORT`` — player index, the grid
 cell of the tile (from 0, top left), and a port of the line piece the pawn stands on.
-``#`` starts a comment.
+``#`` starts a comment. The laid tiles must be connected, every tile sharing a side with
+another, as the rules lay them; a grid without tiles is written ``.`` alone (the empty
+table).
 
 >>> board = from_text('''
 ... players: 2
@@ -25,8 +27,10 @@ from __future__ import annotations
 import re
 
 from ..errors import NotationError
+from ..notation import require_text
 from .board import IN_SUPPLY, PAWNS_PER_PLAYER, Board
 from .grid import CENTRE, WINDOW
+from .position import board_problem
 from .tiles import Port
 from .tileset import SQUARE, TileSet, load_tile_set
 
@@ -35,7 +39,13 @@ _PAWN_RE = re.compile(r"^(\d+)@(\d+),(\d+):([NESWnesw])$")
 
 
 def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
-    """Build the position described by ``text`` (see the module docstring)."""
+    """Build the position described by ``text`` (see the module docstring).
+
+    A grid without tiles is written ``.`` alone (the empty table); the position must be
+    possible (:mod:`.position`: tile counts, connected tiles, pawns on distinct
+    lines). A :class:`NotationError` names what is wrong.
+    """
+    text = require_text(text, "a Liniell position")
     ts = load_tile_set(tile_set)
     rows: list[list[str]] = []
     pawn_tokens: list[str] = []
@@ -68,6 +78,9 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
         raise NotationError(
             f"the grid is {height} x {width}; the laid area fits in {SQUARE} x {SQUARE}"
         )
+    tiled = [(r, c) for r, row in enumerate(rows) for c, tok in enumerate(row) if tok != "."]
+    if not tiled and height * width > 1:
+        raise NotationError("the grid holds no tile; write '.' alone for an empty table")
     pawns: list[tuple[int, int, int, Port]] = []
     for tok in pawn_tokens:
         m = _PAWN_RE.match(tok)
@@ -82,7 +95,10 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
     elif needed > players:
         raise NotationError(f"a pawn of player {needed - 1} but the position has {players} players")
     board = Board(ts, players)
-    r0, c0 = CENTRE + 1 - height, CENTRE + 1 - width
+    # the laid area's bottom-right corner goes to the middle cell, so every 4 x 4 square
+    # around the laid area lies inside the window (empty rows or columns around it are fine)
+    r0 = CENTRE - max((r for r, _ in tiled), default=0)
+    c0 = CENTRE - max((c for _, c in tiled), default=0)
     used = [0] * len(ts.kinds)
     for r, row in enumerate(rows):
         for c, tok in enumerate(row):
@@ -125,6 +141,8 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
         if IN_SUPPLY not in slots:
             raise NotationError(f"player {player} has only {PAWNS_PER_PLAYER} pawns")
         slots[slots.index(IN_SUPPLY)] = piece
+    if problem := board_problem(board):
+        raise NotationError(f"impossible Liniell position: {problem}")
     return board
 
 

@@ -26,13 +26,16 @@ Rs Ro Rx
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from ..errors import IllegalMoveError, NotationError
+from ..notation import require_text
 from .tiles import (
     ALL_TILES_MASK,
     COLOUR_MASKS,
+    COPIES,
     SHAPE_MASKS,
     Tile,
     format_tiles,
@@ -162,6 +165,7 @@ class Board:
         if tiles:
             for (r, c), t in tiles.items():
                 self._tiles[(int(r), int(c))] = parse_tile(t)
+            self._check_copies()
             self._check_lines()
             rows = [r for r, _ in self._tiles]
             cols = [c for _, c in self._tiles]
@@ -178,8 +182,11 @@ class Board:
         True
         >>> Board.from_text("Ro .. Rs")
         Board.from_text('Ro .. Rs')
+
+        The board must be possible: every row and column a valid line, at most 3 tiles of a
+        kind (a :class:`NotationError` names the problem).
         """
-        lines = text.split("\n")
+        lines = require_text(text, "a Qwirkle board").split("\n")
         while lines and not lines[0].strip():
             lines.pop(0)
         while lines and not lines[-1].strip():
@@ -260,6 +267,15 @@ class Board:
         return new
 
     # ---------------------------------------------------------------- rules
+    def _check_copies(self) -> None:
+        over = [t for t, n in Counter(self._tiles.values()).items() if n > COPIES]
+        if over:
+            t = over[0]
+            n = sum(1 for u in self._tiles.values() if u == t)
+            raise NotationError(
+                f"the board holds {n} {tile_name(t)} tiles; the game has {COPIES} of each kind"
+            )
+
     def _check_lines(self) -> None:
         for (r, c), _t in self._tiles.items():
             for dr, dc, what in ((0, 1, "row"), (1, 0, "column")):

@@ -42,16 +42,27 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import chain
 
 import numpy as np
 
-from ..errors import IllegalMoveError
+from ..errors import ConfigError, IllegalMoveError, InvariantError, NotationError
 from .board import QWIRKLE_BONUS, Board, Move, normalise_move
 from .moves import first_turn_moves, format_move, largest_sets, legal_moves, start_number
 from .tiles import COPIES, HAND_SIZE, NUM_KINDS, Tile, format_tiles, full_set, parse_tile, tile_name
 
 CENTRE = (0, 0)
 END_BONUS = 6
+
+
+def _tiles(tiles: Iterable[Tile | str], what: str) -> list[Tile]:
+    """Tiles given in notation or as ids, as a list of ids (a ``ConfigError`` names a bad one)."""
+    if isinstance(tiles, str | bytes):
+        raise ConfigError(f"{what}: a list of tiles such as ['Ro', 'Rx'], got {tiles!r}")
+    try:
+        return [parse_tile(t) for t in tiles]
+    except (NotationError, TypeError) as exc:
+        raise ConfigError(f"{what}: {exc}") from None
 
 
 class TurnKind(Enum):
@@ -91,11 +102,22 @@ class GameState:
         """Deal a new game; ``hands``, ``board`` and ``bag`` set up a position instead.
 
         With ``hands`` given, the bag defaults to every tile not in a hand or on the board,
-        shuffled; with a non-empty ``board`` the first turn is over.
+        shuffled; with a non-empty ``board`` the first turn is over. A position is checked
+        (:meth:`position_problem`): a :class:`ConfigError` names what is wrong.
         """
+        if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
+            raise ConfigError(f"num_players must be an int from 2 to 4, got {num_players!r}")
         if not 2 <= num_players <= 4:
-            raise ValueError(f"Qwirkle is for 2 to 4 players, got {num_players}")
-        self.num_players = num_players
+            raise ConfigError(f"Qwirkle is for 2 to 4 players, got {num_players}")
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
+        ):
+            raise ConfigError(f"max_turns must be None or a positive int, got {max_turns!r}")
+        if board is not None and not isinstance(board, Board):
+            raise ConfigError(f"board must be a Board (Board.from_text), got {board!r}")
+        if hands is None and bag is not None:
+            raise ConfigError("bag is given without hands; give the hands too, or neither")
+        self.num_players = int(num_players)
         self.rng = rng
         self.max_turns = max_turns
         self.board = board.copy() if board is not None else Board()
@@ -109,20 +131,18 @@ class GameState:
                 [self.bag.pop() for _ in range(HAND_SIZE)] for _ in range(num_players)
             ]
         else:
-            self.hands = [[parse_tile(t) for t in h] for h in hands]
-            if len(self.hands) != num_players:
-                raise ValueError(f"{len(self.hands)} hands given for {num_players} players")
-            if bag is None:
-                pool = full_set()
-                for t in [*self.board.tiles.values(), *(t for h in self.hands for t in h)]:
-                    pool.remove(t)
-                rng.shuffle(pool)
-                self.bag = pool
+            if isinstance(hands, str | bytes) or len(hands) != num_players:
+                raise ConfigError(
+                    f"hands: one hand (a list of tiles) per player ({num_players}), got {hands!r}"
+                )
+            self.hands = [_tiles(h, f"hand {p}") for p, h in enumerate(hands)]
+            if bag is None:  # every tile not on the board or in a hand (none if overused)
+                pool = Counter(full_set())
+                pool.subtract(Counter([*self.board.tiles.values(), *chain(*self.hands)]))
+                self.bag = sorted(pool.elements())
+                rng.shuffle(self.bag)
             else:
-                self.bag = [parse_tile(t) for t in bag]
-            over = [tile_name(k) for k, n in self._kind_counts().items() if n > COPIES]
-            if over:
-                raise ValueError(f"more than {COPIES} copies of {' '.join(over)}")
+                self.bag = _tiles(bag, "bag")
         self.scores = [0] * num_players
         self.start_numbers = [start_number(h) for h in self.hands]
         best = max(self.start_numbers)
@@ -139,6 +159,9 @@ class GameState:
         """Cells whose anchor mask the last placement changed (for incremental callers)."""
         self.log: list[tuple[TurnKind, int, Move | int, int]] = []
         """One entry per turn: (kind, player, placements or exchange size, points)."""
+        self._tiles_at_start = sum(self.tile_count().values())
+        if hands is not None and (problem := self.position_problem()):
+            raise ConfigError(f"impossible Qwirkle position: {problem}")
 
     # ------------------------------------------------------------ queries
     @property
@@ -200,6 +223,62 @@ class GameState:
         return counts
 
     # ------------------------------------------------------------ checks
+    def position_problem(self) -> str | None:
+        """What makes this position impossible, or None: at most 3 tiles of a kind across the
+        board, the hands and the bag; hands of 1 to 6 tiles while the game runs (a game ends
+        when a hand empties); counters in range; a valid board (its lines are checked when it
+        is built)."""
+        over = {k: n for k, n in self._kind_counts().items() if n > COPIES}
+        if over:
+            return "more than {} copies of {}; the game has {} of each kind".format(
+                COPIES, " ".join(f"{tile_name(k)} ({n})" for k, n in over.items()), COPIES
+            )
+        running = not self.finished
+        for p, h in enumerate(self.hands):
+            if len(h) > HAND_SIZE or (running and not h and self.end_bonus_player is None):
+                return (
+                    f"hand {p} holds {len(h)} tiles; allowed: 1 to {HAND_SIZE} while the game "
+                    "runs (a player who empties their hand ends the game)"
+                )
+        limit = self.max_turns
+        if limit is not None and (self.turns > limit or (running and self.turns == limit)):
+            return f"turn {self.turns} is past max_turns ({limit})"
+        if not 0 <= self.current < self.num_players:
+            return f"player {self.current} to act is not a seat (0 to {self.num_players - 1})"
+        if running and not 0 <= self.consecutive_passes < self.num_players:
+            return (
+                f"{self.consecutive_passes} consecutive passes while the game runs; "
+                f"allowed: 0 to {self.num_players - 1}"
+            )
+        if self.first_turn != self.board.is_empty():
+            return "the first turn is the one on the empty board"
+        return None
+
+    def check_invariants(self) -> None:
+        """Raise :class:`InvariantError` naming a broken engine invariant (a bug): the position
+        is possible (:meth:`position_problem`), no tile was created or lost since the game was
+        set up (108 for a dealt game), every line on the board is valid, and the board's
+        anchor masks match a fresh computation."""
+        if problem := self.position_problem():
+            raise InvariantError(f"Qwirkle position broken: {problem}")
+        total = sum(self.tile_count().values())
+        if total != self._tiles_at_start:
+            raise InvariantError(
+                f"tile conservation broken: {total} tiles in play, {self._tiles_at_start} when "
+                "the game was set up"
+            )
+        try:
+            fresh = Board(dict(self.board.tiles))
+        except NotationError as exc:
+            raise InvariantError(f"board broken: {exc}") from None
+        if fresh.anchors != self.board.anchors:
+            wrong = sorted(set(fresh.anchors.items()) ^ set(self.board.anchors.items()))[:3]
+            raise InvariantError(f"board anchors out of date at {wrong}")
+
+    def monotone_scores(self) -> tuple[int, ...]:
+        """Every player's score: points are only ever added."""
+        return tuple(self.scores)
+
     def explain_move(self, move: Iterable[Sequence]) -> str | None:
         """Why the player to act may not place ``move`` (``None`` if they may)."""
         try:

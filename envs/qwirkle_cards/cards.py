@@ -50,6 +50,8 @@ kind_of = tile_of
 NUM_LINES = 12
 TOTAL_CARDS = NUM_KINDS * COPIES
 """108 cards in all: three copies of each kind."""
+HAND_SIZE = 9
+"""Cards in a full hand."""
 
 KIND_COLOUR: tuple[int, ...] = tuple(k // 6 for k in range(NUM_KINDS))
 KIND_SYMBOL: tuple[int, ...] = tuple(k % 6 for k in range(NUM_KINDS))

@@ -42,12 +42,21 @@ from enum import Enum
 
 import numpy as np
 
-from ..errors import ConfigError, IllegalMoveError
-from .cards import COPIES, LINE_KINDS, NUM_KINDS, NUM_LINES, TOTAL_CARDS, card_name, line_name
+from ..errors import ConfigError, IllegalMoveError, InvariantError
+from .cards import (
+    COPIES,
+    HAND_SIZE,
+    LINE_KINDS,
+    NUM_KINDS,
+    NUM_LINES,
+    TOTAL_CARDS,
+    card_name,
+    line_name,
+)
+from .position import position_problem
 from .solver import find_split
 from .turns import Counts, Turn, TurnBuilder, largest_sets, legal_turns, qwirkle_cards
 
-HAND_SIZE = 9
 END_RULES = ("finish_round", "final_turn_each")
 DEFAULT_MAX_TURNS = 500
 
@@ -120,8 +129,18 @@ class QwirkleCardsGame:
         self.rng = rng if rng is not None else np.random.default_rng()
         if state is None:
             state = self._deal(num_players, end_rule, max_turns)
+        else:
+            given = (state.num_players, state.end_rule, state.max_turns)
+            if given != (num_players, end_rule, max_turns):
+                raise ConfigError(
+                    f"the position has players, end_rule, max_turns {given}; the game was asked "
+                    f"for {(num_players, end_rule, max_turns)}"
+                )
+            if problem := position_problem(state):
+                raise ConfigError(f"impossible Qwirkle Cards position: {problem}")
         self.state = state
         self._builder: TurnBuilder | None = None
+        self._cards_at_start = self.card_total()
 
     # ------------------------------------------------------------------ setup
     def _deal(self, num_players: int, end_rule: str, max_turns: int) -> QwirkleCardsState:
@@ -470,6 +489,26 @@ class QwirkleCardsGame:
         import copy
 
         return copy.deepcopy(self)
+
+    def check_invariants(self) -> None:
+        """Raise :class:`InvariantError` naming a broken engine invariant (a bug).
+
+        The position is one the rules can continue from (:func:`.position.position_problem`:
+        at most 3 copies of a kind, hands of at most 9, a valid table between turns, counters
+        in range, the turn under way completable), and no card was created or lost since the
+        game was set up (108 for a dealt game).
+        """
+        if problem := position_problem(self.state):
+            raise InvariantError(f"Qwirkle Cards position broken: {problem}")
+        if self.card_total() != self._cards_at_start:
+            raise InvariantError(
+                f"card conservation broken: {self.card_total()} cards in play, "
+                f"{self._cards_at_start} when the game was set up"
+            )
+
+    def monotone_scores(self) -> tuple[int, ...]:
+        """Every player's Qwirkles: a score the rules never decrease."""
+        return tuple(self.qwirkle_counts())
 
     def check_conservation(self) -> None:
         """Raise if cards were lost or created (a bug)."""

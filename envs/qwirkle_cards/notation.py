@@ -36,8 +36,8 @@ True
 from __future__ import annotations
 
 from ..errors import NotationError
+from ..notation import require_text
 from .cards import (
-    LINE_KINDS,
     NUM_LINES,
     card_name,
     format_cards,
@@ -47,6 +47,7 @@ from .cards import (
     parse_line,
 )
 from .game import END_RULES, QwirkleCardsState, Status
+from .position import position_problem
 
 HEADER = "qwirkle_cards v0"
 
@@ -91,7 +92,13 @@ def _int(value: str, key: str) -> int:
 
 
 def from_text(text: str) -> QwirkleCardsState:
-    """Read a position written by :func:`to_text` (unknown or missing keys are errors)."""
+    """Read a position written by :func:`to_text` (unknown or missing keys are errors).
+
+    The position must be one the rules can continue from (:mod:`.position`: conservation,
+    hand sizes, a valid table, counters in range, the turn under way); a
+    :class:`NotationError` names what is wrong.
+    """
+    text = require_text(text, "a Qwirkle Cards position")
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     if not lines or lines[0] != HEADER:
         raise NotationError(f"a position starts with the line {HEADER!r}")
@@ -158,16 +165,6 @@ def from_text(text: str) -> QwirkleCardsState:
         passes=_int(fields["passes"], "passes"),
         status=statuses[fields["status"]],
     )
-    for key in ("starter", "to_move"):
-        if not 0 <= getattr(state, key) < players:
-            raise NotationError(f"{key}: {getattr(state, key)} is not a seat (0 to {players - 1})")
-    for k in range(36):
-        total = (
-            sum(h[k] for h in state.hands)
-            + state.table[k]
-            + state.pile.count(k)
-            + sum(q[L] for q in state.qwirkles for L in range(NUM_LINES) if k in LINE_KINDS[L])
-        )
-        if total > 3:
-            raise NotationError(f"{total} copies of {card_name(k)}; the game has 3")
+    if problem := position_problem(state):
+        raise NotationError(f"impossible position: {problem}")
     return state

@@ -38,6 +38,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..errors import NotationError
 from .cards import KIND_LINES, LINE_KINDS, NUM_KINDS, NUM_LINES, counts_to_kinds
 
 _SIGMA_CAP = 9
@@ -553,9 +556,27 @@ def remove_qwirkle(split: Split, line: int) -> Split | None:
 
 
 def is_valid_table(cards: Sequence[int]) -> bool:
-    """Whether a multiset of cards (36 counts, each 0 to 3) splits into valid rows."""
+    """Whether a multiset of cards (36 counts, each 0 to 3) splits into valid rows.
+
+    Card names are refused with a pointer to the counts they stand for:
+
+    >>> is_valid_table(["Rd", "Od", "Yd"])
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.NotationError: is_valid_table takes 36 card counts ...
+    """
+    if isinstance(cards, str | bytes) or any(not isinstance(n, int | np.integer) for n in cards):
+        raise NotationError(
+            "is_valid_table takes 36 card counts (kind 6 * colour + symbol), not card names; "
+            f"convert names with parse_cards, e.g. parse_cards('Rd Od Yd'); got {cards!r}"
+        )
     if len(cards) == 0:
         return True
+    if len(cards) != NUM_KINDS or any(not 0 <= n <= 3 for n in cards):
+        raise NotationError(
+            f"is_valid_table takes {NUM_KINDS} counts (an empty sequence for an empty table), "
+            f"each allowed: 0 to 3; got {len(cards)} counts: {list(cards)!r}"
+        )
     return find_split(cards) is not None
 
 

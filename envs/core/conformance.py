@@ -7,18 +7,26 @@ accepted and unmasked ones rejected, observations lie in their spaces, every gam
 and pickled environments continue exactly like the original. A game that declares symmetries
 (``env.symmetries()``) must declare a group of the right sizes whose transformed observations
 still lie in the observation space.
+
+Engine invariants: a game's engine object (the raw environment's game state) may declare
+``check_invariants()``, raising :class:`~tabletop_rl.envs.errors.InvariantError` naming a
+broken invariant (tile and card conservation, a valid table between turns, no two pawns on
+one line outside a compulsory move, counters in range), and ``monotone_scores()``, the
+per-player scores the rules never decrease. The playouts call both after the reset and after
+every step (:func:`check_invariants`), and check that scores never fall.
 """
 
 from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, InvariantError
 from .aec import TabletopAECEnv
 
 EnvFactory = Callable[[], TabletopAECEnv]
@@ -34,13 +42,42 @@ def _snapshot(env: AECEnv) -> tuple:
     )
 
 
+def game_of(env: AECEnv) -> Any:
+    """The engine object behind an environment (raw or wrapped): its game state."""
+    raw = env.unwrapped
+    game = getattr(raw, "game_state", None)
+    return game if game is not None else raw.__dict__.get("state")
+
+
+def check_invariants(env: AECEnv, scores_before: Sequence[float] = ()) -> tuple[float, ...]:
+    """Run the engine's invariant hook (if the game declares one) and check that no
+    ``monotone_scores()`` fell below ``scores_before``; return the scores for the next call.
+
+    Raises :class:`InvariantError` naming the broken invariant.
+    """
+    game = game_of(env)
+    hook = getattr(game, "check_invariants", None)
+    if hook is None:
+        return ()
+    hook()
+    scores = tuple(game.monotone_scores()) if hasattr(game, "monotone_scores") else ()
+    if scores_before and any(a < b for a, b in zip(scores, scores_before, strict=True)):
+        raise InvariantError(f"a score fell: {list(scores_before)} became {list(scores)}")
+    return scores
+
+
 def random_playout(
     env: TabletopAECEnv, rng: np.random.Generator, seed: int, check: bool = True
 ) -> list[tuple]:
-    """Play one uniformly random game from ``reset(seed)``; return its trace of snapshots."""
+    """Play one uniformly random game from ``reset(seed)``; return its trace of snapshots.
+
+    With ``check``, every promise of the module docstring is checked along the way, the
+    engine's invariants included; a broken one raises naming the seed and the step.
+    """
     env.reset(seed=seed)
     trace = []
     steps = 0
+    scores = _invariants(env, (), seed, steps) if check else ()
     space = env.observation_space(env.possible_agents[0])["observation"]
     sym = env.symmetries() if check else None
     while env.agents:
@@ -70,8 +107,22 @@ def random_playout(
         trace.append(_snapshot(env))
         env.step(int(rng.choice(legal)))
         steps += 1
-        assert steps <= env.info.max_game_length, "game exceeded info.max_game_length"
+        assert steps <= env.info.max_game_length, (
+            f"game exceeded info.max_game_length ({env.info.max_game_length}) with seed {seed}"
+        )
+        if check:
+            scores = _invariants(env, scores, seed, steps)
     return trace
+
+
+def _invariants(env: AECEnv, scores: Sequence[float], seed: int, steps: int) -> tuple:
+    try:
+        return check_invariants(env, scores)
+    except InvariantError as exc:
+        raise InvariantError(
+            f"{env.unwrapped.info.name}, {env.unwrapped.num_players} players, seed {seed}, "
+            f"after {steps} steps: {exc}"
+        ) from exc
 
 
 def random_continuation(env: AECEnv, seed: int, steps: int) -> list[tuple]:

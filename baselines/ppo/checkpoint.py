@@ -40,8 +40,25 @@ def checkpoint_path(path: str | Path) -> Path:
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Load a checkpoint file or a run directory's checkpoint (tensors and containers only)."""
-    return torch.load(checkpoint_path(path), weights_only=True)
+    """Load a checkpoint file or a run directory's checkpoint (tensors and containers only).
+
+    A truncated or damaged file, or one that is not a checkpoint, raises a
+    :class:`ConfigError` naming the file.
+    """
+    file = checkpoint_path(path)
+    try:
+        state = torch.load(file, weights_only=True)
+    except Exception as exc:  # a damaged file fails anywhere in torch's reader or unpickler
+        raise ConfigError(
+            f"checkpoint {str(file)!r} cannot be read; the file is truncated or damaged, or not "
+            f"a checkpoint written by training (torch.load said: {exc})"
+        ) from exc
+    if not isinstance(state, dict) or "config" not in state:
+        raise ConfigError(
+            f"checkpoint {str(file)!r} holds no training state (a dict with a 'config'); "
+            "was it written by tabletop-rl's PPO training?"
+        )
+    return state
 
 
 def make_network(cfg: PPOConfig) -> nn.Module:

@@ -306,7 +306,18 @@ def load_config(path: str | Path) -> PPOConfig:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
-    values = yaml.safe_load(path.read_text()) or {}
+    try:
+        with path.open(encoding="utf-8") as f:  # an open file: YAML's messages name it
+            values = yaml.safe_load(f) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text: {exc}") from None
+    if not isinstance(values, dict):
+        raise ConfigError(
+            f"config file {str(path)!r} holds a {type(values).__name__}; a config is a mapping "
+            "of keys to values (key: value lines)"
+        )
     try:
         return config_from_dict(values)
     except ConfigError as exc:

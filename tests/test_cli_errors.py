@@ -122,3 +122,12 @@ def test_help_shows_the_defaults(command: str) -> None:
         "evaluate": "(default: 1000)",
     }[command]
     assert expected in done.stdout
+
+
+def test_train_help_shows_the_config_values() -> None:
+    pytest.importorskip("torch")
+    config = str(Path(__file__).resolve().parents[1] / "configs" / "liniell_ppo.yaml")
+    done = run_cli(["train", config, "--help"])
+    assert done.returncode == 0, done.stderr
+    assert f"--max_cpu_minutes float ({config}: 120.0; built-in default: 0.0)" in done.stdout
+    assert "Ctrl-C (or SIGTERM) stops a run" in done.stdout

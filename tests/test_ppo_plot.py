@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import warnings
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,24 @@ def test_plot_writes_a_png(run_dir: Path, clock: str) -> None:
 def test_unknown_clock_is_an_error(run_dir: Path) -> None:
     with pytest.raises(ValueError, match="allowed: wall, cpu"):
         plot_run(run_dir, run_dir / "x.png", clock="steps")
+
+
+def test_a_run_without_evaluations_says_so_without_warnings(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (run_dir / "eval.csv").unlink()
+    out = run_dir / "curve.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "No artists with labels" included
+        assert plot_run(run_dir, out) == ["no evaluation yet"]
+        assert main([str(run_dir), str(out)]) == 0
+    assert f"{out}: no evaluation yet" in capsys.readouterr().out
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_folder_that_is_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(tmp_path), str(tmp_path / "x.png")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "holds no progress.csv" in err

@@ -360,12 +360,22 @@ def save_config(cfg: PPOConfig, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
 
 
-def help_text() -> str:
-    """The ``--help`` text: every key with its type, default and docstring."""
+def help_text(cfg: PPOConfig | None = None, source: str = "the config") -> str:
+    """The ``--help`` text: every key with its type, default and docstring.
+
+    With ``cfg`` (a loaded config file, named ``source``), the defaults shown are that config's
+    values, and the built-in default where the config changes it.
+    """
     docs = _field_docs()
     lines = []
     for name, f in _FIELDS.items():
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
-        lines.append(f"  --{name} {_type_name(_HINTS[name])} (default: {default!r})")
+        shown = f"default: {default!r}"
+        if cfg is not None:
+            value = getattr(cfg, name)
+            shown = f"{source}: {value!r}"
+            if value != default:
+                shown += f"; built-in default: {default!r}"
+        lines.append(f"  --{name} {_type_name(_HINTS[name])} ({shown})")
         lines.extend("      " + ln for ln in textwrap.wrap(docs.get(name, ""), 88))
     return "\n".join(lines)

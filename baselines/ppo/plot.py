@@ -11,14 +11,17 @@ minutes on 2 cores). The PNG is written atomically.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.errors import ConfigError
+
+from ..arguments import CommandParser, fail
 from ..files import atomic_write_bytes
 
 
@@ -51,10 +54,19 @@ def plot_run(
     title: str | None = None,
     clock: str = "wall",
     marks: tuple[float, ...] = (),
-) -> None:
-    """Write the learning curves of ``run_dir`` to the PNG ``out``."""
+) -> list[str]:
+    """Write the learning curves of ``run_dir`` to the PNG ``out``.
+
+    Returns what the figure could not show yet (a panel without data says so in the panel
+    instead of staying empty): ``"no evaluation yet"``, ``"no update logged yet"``.
+    """
     if clock not in CLOCKS:
         raise ValueError(f"clock={clock!r}; allowed: {', '.join(CLOCKS)}")
+    if not (Path(run_dir) / "progress.csv").exists():
+        raise ConfigError(
+            f"{str(run_dir)!r} holds no progress.csv; give a training run folder "
+            "(the run_dir where `tabletop-rl train` writes its logs)"
+        )
     import matplotlib
 
     matplotlib.use("Agg")
@@ -86,7 +98,15 @@ def plot_run(
     ax.xaxis.set_major_formatter(FuncFormatter(_steps_label))
     ax.set_ylabel("win rate (draws half)")
     ax.set_title("periodic evaluation (greedy policy)")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8)
+    missing: list[str] = []
+    if by_opp:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8)
+    else:
+        missing.append("no evaluation yet")
+        ax.set_xlim(0, max(minutes, default=1))  # the steps trained so far
+        _say(
+            ax, "no evaluation yet\n(one runs every eval_every updates\nand at the end of the run)"
+        )
     if minutes and np.all(np.diff(list(minutes.values())) > 0):
         top = ax.secondary_xaxis(
             "top",
@@ -124,7 +144,11 @@ def plot_run(
     ax.xaxis.set_major_formatter(FuncFormatter(_steps_label))
     ax.set_ylabel("win rate in training games (smoothed)")
     ax.set_title("training games by opponent")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8)
+    else:
+        missing.append("no update logged yet")
+        _say(ax, "no update logged yet\n(progress.csv gets a row per update)")
     fig.suptitle(title or run_dir.name)
     fig.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -132,19 +156,42 @@ def plot_run(
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
     atomic_write_bytes(Path(out), buf.getvalue())
+    return missing
+
+
+def _say(ax: Any, text: str) -> None:
+    """A message in the middle of an empty panel."""
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        color="dimgrey",
+        bbox={"facecolor": "white", "edgecolor": "none"},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir")
-    parser.add_argument("out")
-    parser.add_argument("--title", default=None)
+    parser = CommandParser(
+        prog="python -m tabletop_rl.baselines.ppo.plot", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("run_dir", help="training run folder (holding progress.csv)")
+    parser.add_argument("out", help="the PNG to write")
+    parser.add_argument("--title", default=None, help="figure title (default: the folder name)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="top axis")
     parser.add_argument(
         "--marks", type=float, nargs="*", default=[], help="vertical lines at these minutes"
     )
     args = parser.parse_args(argv)
-    plot_run(args.run_dir, args.out, args.title, args.clock, tuple(args.marks))
+    try:
+        missing = plot_run(args.run_dir, args.out, args.title, args.clock, tuple(args.marks))
+    except ConfigError as exc:
+        fail(parser.prog, str(exc))
+    for what in missing:
+        print(f"{args.out}: {what}")
+    print(f"written to {args.out}")
     return 0
 
 

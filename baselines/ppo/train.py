@@ -38,12 +38,16 @@ do not change the trained parameters: a long continuation can evaluate less ofte
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
+import shlex
+import signal
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +69,10 @@ from .config import (
 )
 from .evaluate import agent_available, evaluate_against, format_results
 from .ppo import ppo_update
+from .progress_bar import Budget, BudgetBar
 from .rollout import VecGames
 from .selfplay import RolloutStats, SelfPlayCollector
+from .stopping import StopRequest, TrainingStopped
 
 USAGE = "usage: tabletop-rl train CONFIG.yaml [--resume] [--key value ...]"
 
@@ -159,12 +165,25 @@ def _rollout_log(stats: RolloutStats, elapsed: float) -> dict[str, Any]:
     return row
 
 
+@dataclass
+class TrainResult:
+    """How :func:`train` ended: the last update's log row, and the signal that stopped the
+    run early (``"SIGINT"``, ``"SIGTERM"``), if one did."""
+
+    row: dict[str, Any]
+    update: int
+    global_step: int
+    stopped_by: str | None = None
+
+
 def train(
     cfg: PPOConfig, resume: bool = False, on_update: Callable[[int], None] | None = None
-) -> dict[str, Any]:
-    """Run (or resume) training as configured; the last update's log row.
+) -> TrainResult:
+    """Run (or resume) training as configured.
 
-    ``on_update(update)`` is called after every update (and its checkpoint, if any).
+    ``on_update(update)`` is called after every update (and its checkpoint, if any). SIGINT
+    (Ctrl-C) and SIGTERM stop the run within seconds with a checkpoint of the last update
+    boundary (see :mod:`.stopping`); the result then names the signal.
     """
     _check_opponents(cfg)
     run_dir = Path(cfg.run_dir)
@@ -190,6 +209,18 @@ def train(
             f"{str(run_dir)!r} already holds a run; pass --resume to continue it "
             "or choose another run_dir"
         )
+    with StopRequest() as stop:
+        return _train(cfg, state, stop, on_update)
+
+
+def _train(
+    cfg: PPOConfig,
+    state: dict[str, Any] | None,
+    stop: StopRequest,
+    on_update: Callable[[int], None] | None,
+) -> TrainResult:
+    run_dir = Path(cfg.run_dir)
+    ckpt_file = run_dir / CHECKPOINT_NAME
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir / "config.yaml")
 
@@ -202,7 +233,6 @@ def train(
     cpu_before = time_before = eval_before = 0.0
 
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     vec = VecGames(cfg.env, cfg.env_kwargs, cfg.num_envs, cfg.num_workers)
     collector = SelfPlayCollector(cfg, vec, net, gen, lambda: make_network(cfg))
@@ -219,13 +249,6 @@ def train(
     progress = _CsvLog(run_dir / "progress.csv", PROGRESS_FIELDS, keep)
     eval_log = _CsvLog(run_dir / "eval.csv", EVAL_FIELDS, keep)
     writer = SummaryWriter(str(run_dir / "tb"), purge_step=global_step if state else None)
-    bar = tqdm(
-        total=cfg.total_steps,
-        initial=min(global_step, cfg.total_steps),
-        disable=not cfg.progress_bar,
-        unit="step",
-        dynamic_ncols=True,
-    )
     start = time.perf_counter()
     cpu_start = vec.cpu_time()
     eval_wall = eval_cpu = 0.0  # spent on evaluations since this process started
@@ -241,23 +264,49 @@ def train(
             0 < cfg.max_cpu_minutes * 60 <= train_cpu()
         )
 
+    def boundary(time_s: float, cpu_s: float) -> dict[str, Any]:
+        """Everything the run's future depends on, now (a copy: training goes on)."""
+        return copy.deepcopy(
+            {
+                "config": config_to_dict(cfg),
+                "model": net.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "torch_rng": gen.get_state(),
+                "update": update,
+                "global_step": global_step,
+                "time": time_s,
+                "cpu_time": cpu_s,
+                "eval_time": eval_before + eval_wall,
+                "collector": collector.state_dict(),
+            }
+        )
+
+    budget = Budget.of(cfg)
+    bar = BudgetBar(
+        cfg.env.rsplit(":", 1)[-1],
+        budget,
+        cfg.progress_bar,
+        budget.spent(global_step, time_before, cpu_before)[0],
+    )
     row: dict[str, Any] = {}
     spent_already = state is not None and budget_spent()
     if spent_already:
-        tqdm.write(f"the run has already used its time budget at update {update}; nothing to do")
+        bar.write(f"the run has already used its time budget at update {update}; nothing to do")
+    last_boundary = state if state is not None else boundary(0.0, 0.0)
+    saved_update = update if state is not None else -1
     try:
         while global_step < cfg.total_steps and not spent_already:
             lr = cfg.lr * (1.0 - global_step / cfg.total_steps) if cfg.anneal_lr else cfg.lr
-            for group in optimizer.param_groups:
-                group["lr"] = lr
-
-            t0 = time.perf_counter()
-            batch, stats = collector.collect(cfg.rollout_steps)
-            t1 = time.perf_counter()
-            if len(batch) == 0:
-                continue
-            losses = ppo_update(net, optimizer, batch, cfg, gen)
-            t2 = time.perf_counter()
+            with stop.interruptible():
+                for group in optimizer.param_groups:
+                    group["lr"] = lr
+                t0 = time.perf_counter()
+                batch, stats = collector.collect(cfg.rollout_steps)
+                t1 = time.perf_counter()
+                if len(batch) == 0:
+                    continue
+                losses = ppo_update(net, optimizer, batch, cfg, gen)
+                t2 = time.perf_counter()
             update += 1
             global_step += len(batch)
             if update % cfg.snapshot_every == 0:
@@ -277,9 +326,10 @@ def train(
             by_opponent: dict[str, list[float]] = defaultdict(list)
             for key, credit, _ret, _len in stats.games:
                 by_opponent[key].append(credit)
-            for key, credits in sorted(by_opponent.items()):
-                writer.add_scalar(f"win_rate/{key}", float(np.mean(credits)), global_step)
-                row[f"win_rate_{key}"] = float(np.mean(credits))
+            win_rates = {key: float(np.mean(c)) for key, c in by_opponent.items()}
+            for key, value in sorted(win_rates.items()):
+                writer.add_scalar(f"win_rate/{key}", value, global_step)
+                row[f"win_rate_{key}"] = value
             row["win_rate"] = ";".join(
                 f"{k}={np.mean(v):.3f}/{len(v)}" for k, v in sorted(by_opponent.items())
             )
@@ -288,22 +338,23 @@ def train(
                 if numeric and math.isfinite(value):
                     writer.add_scalar(f"train/{key}", value, global_step)
             progress.write(row)
-            bar.update(len(batch))
-            bar.set_postfix(upd=update, kl=f"{losses['approx_kl']:.3f}", wr=row["win_rate"][:40])
+            bar.show(update, global_step, row["time"], row["cpu_time"], win_rates)
+            last_boundary = boundary(row["time"], row["cpu_time"])
 
             last = global_step >= cfg.total_steps or budget_spent()
             if (cfg.eval_every and update % cfg.eval_every == 0) or last:
                 eval_start, eval_cpu_start = time.perf_counter(), time.process_time()
-                results = evaluate_against(
-                    net,
-                    cfg.env,
-                    cfg.env_kwargs,
-                    cfg.eval_opponents,
-                    cfg.eval_games,
-                    seed=_seed(cfg, 1000 + update),
-                    deterministic=cfg.eval_deterministic,
-                    num_workers=cfg.num_workers,
-                )
+                with stop.interruptible():
+                    results = evaluate_against(
+                        net,
+                        cfg.env,
+                        cfg.env_kwargs,
+                        cfg.eval_opponents,
+                        cfg.eval_games,
+                        seed=_seed(cfg, 1000 + update),
+                        deterministic=cfg.eval_deterministic,
+                        num_workers=cfg.num_workers,
+                    )
                 for r in results:
                     writer.add_scalar(f"eval/win_rate_{r.opponent}", r.win_rate, global_step)
                     eval_log.write(
@@ -320,33 +371,30 @@ def train(
                     row[f"eval_{r.opponent}"] = r.win_rate
                 eval_wall += time.perf_counter() - eval_start
                 eval_cpu += time.process_time() - eval_cpu_start
+                last_boundary["eval_time"] = eval_before + eval_wall
                 if results:
-                    tqdm.write(f"update {update}, step {global_step}:\n{format_results(results)}")
-            if update % cfg.checkpoint_every == 0 or last:
-                save_checkpoint(
-                    {
-                        "config": config_to_dict(cfg),
-                        "model": net.state_dict(),
-                        "optimizer": optimizer.state_dict(),
-                        "torch_rng": gen.get_state(),
-                        "update": update,
-                        "global_step": global_step,
-                        "time": row["time"],
-                        "cpu_time": row["cpu_time"],
-                        "eval_time": eval_before + eval_wall,
-                        "collector": collector.state_dict(),
-                    },
-                    ckpt_file,
-                )
+                    bar.write(f"update {update}, step {global_step}:\n{format_results(results)}")
+            if update % cfg.checkpoint_every == 0 or last or stop.requested:
+                save_checkpoint(last_boundary, ckpt_file)
+                saved_update = update
             if on_update is not None:
                 on_update(update)
-            if last:
+            if last or stop.requested:
                 break
+    except TrainingStopped:
+        pass
     finally:
         bar.close()
         writer.close()
         vec.close()
-    return row
+    if stop.requested is not None and saved_update != int(last_boundary["update"]):
+        save_checkpoint(last_boundary, ckpt_file)
+    return TrainResult(
+        row=row,
+        update=int(last_boundary["update"]),
+        global_step=int(last_boundary["global_step"]),
+        stopped_by=stop.requested,
+    )
 
 
 def parse_args(argv: list[str]) -> tuple[PPOConfig, bool] | None:
@@ -363,6 +411,25 @@ def parse_args(argv: list[str]) -> tuple[PPOConfig, bool] | None:
     return apply_overrides(load_config(path), rest), resume
 
 
+def _help(argv: list[str]) -> str:
+    """The help text; after a config file, with that config's values as the defaults."""
+    intro = (
+        f"{USAGE}\n\n{__doc__.split(chr(10))[0]}\n\n--resume continues the run in run_dir from "
+        "its last checkpoint. Ctrl-C (or SIGTERM) stops a run within seconds, writes a "
+        "checkpoint and prints the command that resumes it.\n\n"
+    )
+    if argv and not argv[0].startswith("-"):
+        try:
+            cfg = load_config(argv[0])
+        except ConfigError as exc:
+            return f"{intro}({exc})\n\nconfig keys:\n{help_text()}"
+        return f"{intro}config keys, with the values of {argv[0]}:\n{help_text(cfg, argv[0])}"
+    return (
+        f"{intro}config keys, with their built-in defaults (a config file sets its own: "
+        f"`tabletop-rl train CONFIG.yaml --help` shows them):\n{help_text()}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -372,14 +439,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if parsed is None:
-        print(f"{USAGE}\n\n{__doc__.split(chr(10))[0]}\n\nconfig keys:\n{help_text()}")
+        print(_help(argv))
         return 0
     cfg, resume = parsed
     try:
-        train(cfg, resume=resume)
+        result = train(cfg, resume=resume)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if result.stopped_by is not None:
+        again = shlex.join(["tabletop-rl", "train", *[a for a in argv if a != "--resume"]])
+        print(
+            f"stopped by {result.stopped_by} at update {result.update}, step "
+            f"{result.global_step:,}; checkpoint in {cfg.run_dir}; resume with: {again} --resume",
+            file=sys.stderr,
+        )
+        return 128 + int(getattr(signal, result.stopped_by))
     return 0
 
 

@@ -110,6 +110,10 @@ class QwirkleCardsGame:
     legality :meth:`builder` decides exactly.
     """
 
+    turn_builder: type[TurnBuilder] = TurnBuilder
+    """The class that decides the sub-actions' legality (the compiled engine's game swaps in
+    its own, with the same interface)."""
+
     def __init__(
         self,
         num_players: int = 2,
@@ -241,7 +245,7 @@ class QwirkleCardsGame:
         """The turn under construction (legality of sub-actions)."""
         if self._builder is None:
             s = self.state
-            b = TurnBuilder(s.table, s.hands[s.to_move], first_turn=s.first_turn)
+            b = self.turn_builder(s.table, s.hands[s.to_move], first_turn=s.first_turn)
             for k in range(NUM_KINDS):
                 for _ in range(s.played[k]):
                     b.play(k)
@@ -461,7 +465,7 @@ class QwirkleCardsGame:
     def _completable(self, hand: list[int]) -> bool:
         """Whether the turn under way could be completed with this hand of the mover."""
         s = self.state
-        b = TurnBuilder(s.table, hand, first_turn=s.first_turn)
+        b = self.turn_builder(s.table, hand, first_turn=s.first_turn)
         for line in range(NUM_LINES):
             for _ in range(s.taken[line]):
                 b.take(line)

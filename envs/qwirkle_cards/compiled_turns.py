@@ -143,32 +143,29 @@ def _start_turn_mask(
 
 
 @njit(cache=True)
-def _witness(
+def _selection_query(
     base: np.ndarray,
     hand: np.ndarray,
     required: np.ndarray,
-    total: np.ndarray,
-    to_colour: np.ndarray,
     fixed: np.ndarray,
     optional: np.ndarray,
-    rows: np.ndarray,
-    options: np.ndarray,
-    memo: np.ndarray,
-) -> bool:
-    """Whether some non-empty ``P`` within ``hand``, containing ``required``, makes
-    ``base + P`` valid and nowhere negative; then ``total`` is ``base + P``."""
-    need_extra = True
+) -> int:
+    """Set up the search for some non-empty ``P`` within ``hand``, containing ``required``,
+    that makes ``base + P`` valid and nowhere negative: ``fixed`` and ``optional`` are its
+    cards and extras. Returns -1 when no such ``P`` exists (a card needed is not in the hand),
+    1 when the search must use an extra card (nothing is required), else 0."""
+    need_extra = 1
     for k in range(NUM_KINDS):
         r = required[k]
         if base[k] + r < 0:
             r = -base[k]  # a taken Qwirkle's missing cards must come from the hand
         if r > hand[k]:
-            return False
+            return -1
         if r:
-            need_extra = False
+            need_extra = 0
         fixed[k] = base[k] + r
         optional[k] = hand[k] - r
-    return search_split(fixed, optional, need_extra, total, to_colour, rows, options, memo)
+    return need_extra
 
 
 @njit(cache=True)
@@ -215,66 +212,80 @@ def turn_mask(
                 base[LINE_KIND[L, j]] -= taken[L]
     found = turn[NUM_WITNESSES]
     stored = found if found < MAX_WITNESSES else MAX_WITNESSES
-    for k in range(NUM_KINDS):
-        plays[k] = 0
-        if hand[k] - played[k] < 1 or dead[k]:
-            continue
-        need[k] += 1
-        for w in range(stored):
-            inside = True
-            for q in range(NUM_KINDS):
-                if witnesses[w, q] < need[q]:
-                    inside = False
+    plays[:] = 0
+    takes[:] = 0
+    turn[END] = 0
+    # one query per kind (play it), then per line (take its Qwirkle, before any card is
+    # played), then the end of the turn (once a card is played); the search is called from
+    # one place only, which keeps the compiled code small
+    for q in range(NUM_KINDS + NUM_LINES + 1):
+        k = q
+        line = q - NUM_KINDS
+        if q < NUM_KINDS:
+            if hand[k] - played[k] < 1 or dead[k]:
+                continue
+            need[k] += 1
+            inside = False
+            for w in range(stored):
+                inside = True
+                for c in range(NUM_KINDS):
+                    if witnesses[w, c] < need[c]:
+                        inside = False
+                        break
+                if inside:
                     break
             if inside:
                 plays[k] = 1
-                break
-        if not plays[k]:
-            if _witness(base, hand, need, total, to_colour, fixed, optional, rows, options, memo):
+                need[k] -= 1
+                continue
+            setup = _selection_query(base, hand, need, fixed, optional)
+        elif q < NUM_KINDS + NUM_LINES:
+            if playing:
+                continue
+            for j in range(6):
+                base[LINE_KIND[line, j]] -= 1
+            setup = _selection_query(base, hand, need, fixed, optional)
+        else:
+            if not playing:
+                continue
+            setup = 0
+            for c in range(NUM_KINDS):
+                fixed[c] = base[c] + played[c]
+                optional[c] = 0
+                if fixed[c] < 0:
+                    setup = -1
+            if setup == 0:
+                for w in range(stored):
+                    same = True
+                    for c in range(NUM_KINDS):
+                        if witnesses[w, c] != played[c]:
+                            same = False
+                            break
+                    if same:
+                        turn[END] = 1
+                        setup = -1
+                        break
+        ok = setup >= 0 and search_split(
+            fixed, optional, setup == 1, total, to_colour, rows, options, memo
+        )
+        if q < NUM_KINDS:
+            if ok:
                 plays[k] = 1
                 slot = found % MAX_WITNESSES
-                for q in range(NUM_KINDS):
-                    witnesses[slot, q] = total[q] - base[q]
+                for c in range(NUM_KINDS):
+                    witnesses[slot, c] = total[c] - base[c]
                 found += 1
                 stored = found if found < MAX_WITNESSES else MAX_WITNESSES
             else:
                 dead[k] = 1
-        need[k] -= 1
-    turn[NUM_WITNESSES] = found
-    for L in range(NUM_LINES):
-        takes[L] = 0
-    turn[END] = 0
-    if not playing:
-        for L in range(NUM_LINES):
-            possible = True
+            need[k] -= 1
+        elif q < NUM_KINDS + NUM_LINES:
+            takes[line] = ok
             for j in range(6):
-                q = LINE_KIND[L, j]
-                base[q] -= 1
-                if base[q] + hand[q] < 0:
-                    possible = False
-            if possible and _witness(
-                base, hand, need, total, to_colour, fixed, optional, rows, options, memo
-            ):
-                takes[L] = 1
-            for j in range(6):
-                base[LINE_KIND[L, j]] += 1
-        return
-    for k in range(NUM_KINDS):
-        fixed[k] = base[k] + played[k]
-        optional[k] = 0
-        if fixed[k] < 0:
-            return
-    for w in range(stored):
-        same = True
-        for q in range(NUM_KINDS):
-            if witnesses[w, q] != played[q]:
-                same = False
-                break
-        if same:
+                base[LINE_KIND[line, j]] += 1
+        elif ok:
             turn[END] = 1
-            return
-    if search_split(fixed, optional, False, total, to_colour, rows, options, memo):
-        turn[END] = 1
+    turn[NUM_WITNESSES] = found
 
 
 class CompiledTurnBuilder:

@@ -19,6 +19,7 @@ from tabletop_rl.envs.qwirkle_cards.cards import (
     parse_cards,
     parse_line,
 )
+from tabletop_rl.envs.qwirkle_cards.compiled_turns import CompiledTurnBuilder
 from tabletop_rl.envs.qwirkle_cards.game import QwirkleCardsGame, Status, TurnEnd
 from tabletop_rl.envs.qwirkle_cards.turns import (
     Turn,
@@ -153,7 +154,15 @@ def brute_force_turns(table: tuple[int, ...], hand: tuple[int, ...]) -> set[Turn
     return out
 
 
-def turns_through_builder(table: tuple[int, ...], hand: tuple[int, ...]) -> set[Turn]:
+BUILDERS = pytest.mark.parametrize(
+    "builder", [TurnBuilder, CompiledTurnBuilder], ids=["reference", "compiled"]
+)
+"""The reference turn builder and the compiled one face the same brute-force oracle."""
+
+
+def turns_through_builder(
+    table: tuple[int, ...], hand: tuple[int, ...], builder: type = TurnBuilder
+) -> set[Turn]:
     """Every turn reachable by legal sub-actions; every reachable state can go on (no dead
     ends)."""
     found: set[Turn] = set()
@@ -173,7 +182,7 @@ def turns_through_builder(table: tuple[int, ...], hand: tuple[int, ...]) -> set[
             nb.take(L)
             rec(nb)
 
-    root = TurnBuilder(table, hand)
+    root = builder(table, hand)
     if root.can_play_any():
         rec(root)
     return found
@@ -207,19 +216,21 @@ def small_positions(rng: np.random.Generator, count: int) -> list[tuple[tuple, t
     return out
 
 
-def test_masks_and_legal_turns_match_brute_force() -> None:
+@BUILDERS
+def test_masks_and_legal_turns_match_brute_force(builder: type) -> None:
     rng = np.random.default_rng(3)
     nonempty = 0
     for table, hand in small_positions(rng, 120):
         expected = brute_force_turns(table, hand)
         assert set(legal_turns(table, hand)) == expected
-        assert turns_through_builder(table, hand) == expected
-        assert TurnBuilder(table, hand).can_play_any() == bool(expected)
+        assert turns_through_builder(table, hand, builder) == expected
+        assert builder(table, hand).can_play_any() == bool(expected)
         nonempty += bool(expected)
     assert 20 < nonempty < 115
 
 
-def test_masks_match_brute_force_around_qwirkles() -> None:
+@BUILDERS
+def test_masks_match_brute_force_around_qwirkles(builder: type) -> None:
     """Positions one card short of a Qwirkle, some with a crossing row to regroup."""
     rng = np.random.default_rng(8)
     with_qwirkle = 0
@@ -244,17 +255,19 @@ def test_masks_match_brute_force_around_qwirkles() -> None:
             continue
         expected = brute_force_turns(table_t, hand_t)
         assert set(legal_turns(table_t, hand_t)) == expected
-        assert turns_through_builder(table_t, hand_t) == expected
+        assert turns_through_builder(table_t, hand_t, builder) == expected
         with_qwirkle += any(t.num_qwirkles for t in expected)
     assert with_qwirkle > 10
 
 
-def test_a_qwirkle_table_for_the_masks() -> None:
+@BUILDERS
+def test_a_qwirkle_table_for_the_masks(builder: type) -> None:
     table = parse_cards("Ro Rx Rd Rs Rt Bc Gc")
     hand = parse_cards("Rc Oc Rc")
     expected = brute_force_turns(table, hand)
     assert any(t.num_qwirkles for t in expected)
-    assert turns_through_builder(table, hand) == expected == set(legal_turns(table, hand))
+    assert turns_through_builder(table, hand, builder) == expected
+    assert expected == set(legal_turns(table, hand))
 
 
 # ------------------------------------------------------------------ start

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.qwirkle_cards import cards, solver
+from tabletop_rl.envs.qwirkle_cards import cards, compiled_solver, solver
 from tabletop_rl.envs.qwirkle_cards.cards import KIND_LINES, NUM_KINDS, parse_cards
 from tabletop_rl.envs.qwirkle_cards.solver import (
     arrange_rows,
@@ -34,6 +35,28 @@ def _line_splits_into_rows(counts: tuple[int, ...]) -> bool:
             if _line_splits_into_rows(tuple(reduced)):
                 return True
     return False
+
+
+def _reference_total(
+    fixed: tuple[int, ...], optional: tuple[int, ...] | list[int] | None = None
+) -> tuple[int, ...] | None:
+    split = find_split(fixed, optional)
+    return None if split is None else split.total
+
+
+def _compiled_total(
+    fixed: tuple[int, ...], optional: tuple[int, ...] | list[int] | None = None
+) -> tuple[int, ...] | None:
+    found = compiled_solver.find_split_arrays(fixed, optional)
+    return None if found is None else tuple(int(x) for x in found[0])
+
+
+Solve = Callable[..., tuple[int, ...] | None]
+SOLVERS = pytest.mark.parametrize(
+    "solve", [_reference_total, _compiled_total], ids=["reference", "compiled"]
+)
+"""The reference solver and the compiled one face the same oracles; each returns the cards
+of the split it found (``fixed`` plus the extras used), or None."""
 
 
 def test_one_line_fact_exhaustively() -> None:
@@ -98,13 +121,14 @@ def _random_multisets(rng: np.random.Generator, count: int) -> list[tuple[int, .
     return out
 
 
-def test_solver_matches_brute_force_on_random_multisets() -> None:
+@SOLVERS
+def test_solver_matches_brute_force_on_random_multisets(solve: Solve) -> None:
     rng = np.random.default_rng(2024)
     samples = _random_multisets(rng, 3000)
     valid = 0
     for counts in samples:
         expected = brute_force_valid(counts)
-        assert is_valid_table(counts) == expected, cards.format_cards(counts)
+        assert (solve(counts) is not None) == expected, cards.format_cards(counts)
         valid += expected
     # both outcomes well represented, many with duplicates
     assert 600 < valid < 2400
@@ -127,7 +151,8 @@ def test_split_is_a_real_split() -> None:
             assert len(colours) == 1 or len(symbols) == 1
 
 
-def test_optional_cards_match_brute_force_over_subsets() -> None:
+@SOLVERS
+def test_optional_cards_match_brute_force_over_subsets(solve: Solve) -> None:
     rng = np.random.default_rng(11)
     checked = found_some = 0
     for fixed in _random_multisets(rng, 400):
@@ -141,21 +166,19 @@ def test_optional_cards_match_brute_force_over_subsets() -> None:
             brute_force_valid(tuple(f + e for f, e in zip(fixed, extra, strict=True)))
             for extra in itertools.product(*ranges)
         )
-        found = find_split(fixed, optional)
+        found = solve(fixed, optional)
         assert (found is not None) == expected
         checked += 1
         if found is not None:
             found_some += 1
-            assert all(
-                fixed[k] <= found.total[k] <= fixed[k] + optional[k] for k in range(NUM_KINDS)
-            )
-            assert is_valid_table(found.total)
+            assert all(fixed[k] <= found[k] <= fixed[k] + optional[k] for k in range(NUM_KINDS))
+            assert brute_force_valid(found)
     assert checked > 200 and 0 < found_some < checked
 
 
 def test_large_tables_agree_with_the_uncached_search() -> None:
     """Tables of 20 to 60 cards (too big for brute force): a found split is checked line by
-    line, and the cached answer equals a fresh search."""
+    line, and the cached answer equals a fresh search and the compiled search."""
     rng = np.random.default_rng(5)
     deck = np.repeat(np.arange(NUM_KINDS), 3)
     for size in (20, 40, 60):
@@ -163,17 +186,19 @@ def test_large_tables_agree_with_the_uncached_search() -> None:
             counts = tuple(np.bincount(rng.choice(deck, size, replace=False), minlength=36))
             split = find_split(counts)
             assert (split is None) == (solver._search(counts, (0,) * NUM_KINDS) is None)
+            assert (split is None) == (_compiled_total(counts) is None)
             if split is not None:
                 for line in range(12):
                     got = split.line_cards(line)
                     assert line_ok(sum(got.values()), max(got.values(), default=0))
 
 
-def test_seed_rows() -> None:
+@SOLVERS
+def test_seed_rows(solve: Solve) -> None:
     """A blue square cannot join a blue row that already holds one (seed 003)."""
-    assert is_valid_table(parse_cards("Bo Bx Bs"))
-    assert not is_valid_table(parse_cards("Bo Bx Bs Bs"))
-    assert is_valid_table(parse_cards("Bo Bx Bs Bd Bt Bc"))
+    assert solve(parse_cards("Bo Bx Bs")) is not None
+    assert solve(parse_cards("Bo Bx Bs Bs")) is None
+    assert solve(parse_cards("Bo Bx Bs Bd Bt Bc")) is not None
 
 
 def test_bad_counts_are_rejected() -> None:
@@ -181,3 +206,7 @@ def test_bad_counts_are_rejected() -> None:
         is_valid_table((4,) + (0,) * 35)
     with pytest.raises(ValueError, match="36 counts"):
         is_valid_table((1, 1, 1))
+    with pytest.raises(ValueError, match="allowed: 0 to 3"):
+        compiled_solver.is_valid_counts((4,) + (0,) * 35)
+    with pytest.raises(ValueError, match="36 counts"):
+        compiled_solver.is_valid_counts((1, 1, 1))

@@ -304,16 +304,31 @@ class CompiledTurnBuilder:
         turn[TABLE:HAND] = table
         turn[HAND:PLAYED] = hand
         turn[FIRST] = bool(first_turn)
-        self.table = turn[TABLE:HAND]
-        self.hand = turn[HAND:PLAYED]
-        self.played = turn[PLAYED:TAKEN]
-        self.taken = turn[TAKEN:FIRST]
         self.first_turn = bool(first_turn)
         self._witnesses = np.zeros((MAX_WITNESSES, NUM_KINDS), dtype=np.int64)
-        self._plays = turn[PLAYS:TAKES]
-        self._takes = turn[TAKES:END]
         self._fresh = False
         self._playing = False
+
+    # views of the turn's vector (properties, so that copies and pickles stay consistent)
+    @property
+    def table(self) -> np.ndarray:
+        """The table at the turn's start (36 counts)."""
+        return self._turn[TABLE:HAND]
+
+    @property
+    def hand(self) -> np.ndarray:
+        """The hand at the turn's start (36 counts)."""
+        return self._turn[HAND:PLAYED]
+
+    @property
+    def played(self) -> np.ndarray:
+        """The cards played so far (36 counts)."""
+        return self._turn[PLAYED:TAKEN]
+
+    @property
+    def taken(self) -> np.ndarray:
+        """The Qwirkles taken so far (12 counts per line)."""
+        return self._turn[TAKEN:FIRST]
 
     def _update(self) -> None:
         if not self._fresh:
@@ -329,12 +344,12 @@ class CompiledTurnBuilder:
     def can_play(self, kind: int) -> bool:
         """Whether playing one card of ``kind`` keeps the turn completable."""
         self._update()
-        return bool(self._plays[kind])
+        return bool(self._turn[PLAYS + kind])
 
     def can_take(self, line: int) -> bool:
         """Whether taking a Qwirkle of ``line`` keeps the turn completable."""
         self._update()
-        return bool(self._takes[line])
+        return bool(self._turn[TAKES + line])
 
     def can_end(self) -> bool:
         """Whether the selection so far is itself a legal turn."""
@@ -344,15 +359,15 @@ class CompiledTurnBuilder:
     def can_play_any(self) -> bool:
         """Whether some card can be played now (at the turn's start: whether a turn exists)."""
         self._update()
-        return bool(self._plays.any())
+        return bool(self._turn[PLAYS:TAKES].any())
 
     def legal(self) -> tuple[list[int], list[int], bool]:
         """All legal sub-actions at once: kinds playable, lines takeable, whether the turn
         may end."""
         self._update()
         return (
-            np.flatnonzero(self._plays).tolist(),
-            np.flatnonzero(self._takes).tolist(),
+            np.flatnonzero(self._turn[PLAYS:TAKES]).tolist(),
+            np.flatnonzero(self._turn[TAKES:END]).tolist(),
             bool(self._turn[END]),
         )
 
@@ -362,12 +377,12 @@ class CompiledTurnBuilder:
         mask[: NUM_KINDS + NUM_LINES + 1] = self._turn[PLAYS : END + 1]
 
     def play(self, kind: int) -> None:
-        self.played[kind] += 1
+        self._turn[PLAYED + kind] += 1
         self._playing = True
         self._fresh = False
 
     def take(self, line: int) -> None:
-        self.taken[line] += 1
+        self._turn[TAKEN + line] += 1
         self._turn[DEAD : NUM_WITNESSES + 1] = 0
         self._fresh = False
 

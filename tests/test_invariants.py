@@ -98,7 +98,7 @@ BREAKS: list[tuple[str, Callable[[Any], None], str]] = [
     ("qwirkle_v0", _qwirkle_extra_tile, "tile conservation broken|more than 3 copies"),
     ("qwirkle_v0", _qwirkle_lose_a_tile, "tile conservation broken"),
     ("qwirkle_v0", _qwirkle_big_hand, "holds 9 tiles; allowed: 1 to 6"),
-    ("qwirkle_v0", _qwirkle_stale_anchor, "anchors out of date"),
+    ("qwirkle_v0", _qwirkle_stale_anchor, "anchor masks are out of date"),
     ("liniell_v0", _liniell_two_pawns_on_a_line, "stand on one line"),
     ("liniell_v0", _liniell_lose_a_tile, "tile conservation broken"),
     ("liniell_v0", _liniell_pawn_off_the_table, "not on a laid line"),

@@ -165,8 +165,8 @@ class Board:
         if tiles:
             for (r, c), t in tiles.items():
                 self._tiles[(int(r), int(c))] = parse_tile(t)
-            self._check_copies()
-            self._check_lines()
+            if problem := self._tiles_problem():
+                raise NotationError(problem)
             rows = [r for r, _ in self._tiles]
             cols = [c for _, c in self._tiles]
             self._bounds = (min(rows), min(cols), max(rows), max(cols))
@@ -267,23 +267,53 @@ class Board:
         return new
 
     # ---------------------------------------------------------------- rules
-    def _check_copies(self) -> None:
-        over = [t for t, n in Counter(self._tiles.values()).items() if n > COPIES]
-        if over:
-            t = over[0]
-            n = sum(1 for u in self._tiles.values() if u == t)
-            raise NotationError(
-                f"the board holds {n} {tile_name(t)} tiles; the game has {COPIES} of each kind"
-            )
-
-    def _check_lines(self) -> None:
-        for (r, c), _t in self._tiles.items():
+    def _tiles_problem(self) -> str | None:
+        """Why these tiles cannot lie on a board (None if they can): an invalid row or
+        column, or more than 3 tiles of a kind. Each run of tiles is checked once."""
+        tiles = self._tiles
+        for (r, c), _ in tiles.items():
             for dr, dc, what in ((0, 1, "row"), (1, 0, "column")):
-                line, _, _ = run_tiles(self._tiles, {}, r, c, dr, dc)
-                problem = line_problem(line)
-                if problem:
+                if (r - dr, c - dc) in tiles:
+                    continue  # not the first tile of its run
+                line = []
+                rr, cc = r, c
+                while (t := tiles.get((rr, cc))) is not None:
+                    line.append(t)
+                    rr += dr
+                    cc += dc
+                if len(line) > 1 and (problem := line_problem(line)):
                     where = r if what == "row" else c
-                    raise NotationError(f"the board's {what} {where} is invalid: {problem}")
+                    return f"the board's {what} {where} is invalid: {problem}"
+        over = [(t, n) for t, n in Counter(tiles.values()).items() if n > COPIES]
+        if over:
+            t, n = over[0]
+            return f"the board holds {n} {tile_name(t)} tiles; the game has {COPIES} of each kind"
+        return None
+
+    def problem(self) -> str | None:
+        """What is wrong with this board (None: nothing): its tiles (see
+        :meth:`_tiles_problem`) or its bookkeeping, the anchor masks of the open cells and the
+        bounds, compared with a fresh computation. For invariant checks."""
+        if problem := self._tiles_problem():
+            return problem
+        tiles = self._tiles
+        frontier = {
+            n
+            for r, c in tiles
+            for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if n not in tiles
+        }
+        if set(self._anchors) != frontier:
+            wrong = sorted(set(self._anchors) ^ frontier)[:3]
+            return f"the anchors (open cells next to a tile) are out of date at {wrong}"
+        stale = [cell for cell in frontier if self._anchors[cell] != self.fits(cell)]
+        if stale:
+            return f"the anchor masks are out of date at {sorted(stale)[:3]}"
+        if tiles:
+            rows, cols = [r for r, _ in tiles], [c for _, c in tiles]
+            if self._bounds != (min(rows), min(cols), max(rows), max(cols)):
+                return f"the bounds {self._bounds} do not match the tiles"
+        return None
 
     def fits(self, cell: Cell) -> int:
         """Mask of the tile kinds that may be placed alone on the empty ``cell``."""

@@ -267,13 +267,8 @@ class GameState:
                 f"tile conservation broken: {total} tiles in play, {self._tiles_at_start} when "
                 "the game was set up"
             )
-        try:
-            fresh = Board(dict(self.board.tiles))
-        except NotationError as exc:
-            raise InvariantError(f"board broken: {exc}") from None
-        if fresh.anchors != self.board.anchors:
-            wrong = sorted(set(fresh.anchors.items()) ^ set(self.board.anchors.items()))[:3]
-            raise InvariantError(f"board anchors out of date at {wrong}")
+        if problem := self.board.problem():
+            raise InvariantError(f"board broken: {problem}")
 
     def monotone_scores(self) -> tuple[int, ...]:
         """Every player's score: points are only ever added."""

@@ -102,7 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponents", nargs="+", default=["greedy"], help="one agent spec per opponent"
     )
-    play.add_argument("--seat", type=int, default=0, help="your seat (0 moves first in order)")
+    play.add_argument(
+        "--seat",
+        type=int,
+        default=0,
+        help="your seat, 0 to players-1 (seat 0 does not always move first: the starting "
+        "player is drawn at random, in the Qwirkle games among the largest starting sets)",
+    )
     play.add_argument("--hint", action="store_true", help="allow the 'hint' command")
     play.add_argument("--hint-agent", default=None, help="agent spec that gives hints")
     play.add_argument("--seed", type=int, default=None, help="seed of the game")

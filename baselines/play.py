@@ -2,9 +2,11 @@
 
 The board is shown (the environment's coloured ``ansi`` picture, with your hand) before each
 of your turns; the opponents' moves are printed as they happen. Type a move, or one of the
-commands ``help`` (the move notation and the legal moves), ``moves``, ``board``, ``hint``
-(what the strongest available agent would play) and ``quit``. An input that cannot be read
-or is not legal is answered with the reason, and you type again: a typo never costs a move.
+commands ``help`` (the move notation), ``moves`` (the legal moves in the notation, with the
+points each would score if the turn ended after it), ``board``, ``hint`` (what the strongest
+available agent would play, also in the middle of a turn) and ``quit``. An input that cannot
+be read or is not legal is answered with the reason, in the coordinates shown on the board,
+and you type again: a typo never costs a move. Colours are used only on a terminal.
 
 How a move is read is pluggable per game: a :class:`MoveParser` turns the text into the
 environment's sub-actions and explains its notation. :class:`GenericParser` works for every
@@ -55,6 +57,19 @@ class MoveParser(Protocol):
     def help(self, env: Any) -> str:
         """The notation, explained for a player."""
         ...
+
+
+ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
+"""A terminal colour code (what the ``ansi`` pictures use)."""
+
+
+def strip_ansi(text: str) -> str:
+    r"""``text`` without colour codes.
+
+    >>> strip_ansi("\x1b[1;38;5;40mB\x1b[0m.")
+    'B.'
+    """
+    return ANSI_CODE.sub("", text)
 
 
 def _norm(text: str) -> str:
@@ -198,6 +213,29 @@ class QwirkleParser:
         slots = [s for s in range(self.HAND_SIZE) if (action - end) >> s & 1]
         return "swap " + " ".join(tile_name(view.hand[s]) for s in slots)
 
+    def end_of_turn(self, env: Any) -> int:
+        """The action that ends a turn whose tiles are laid."""
+        return self._geometry(env)[2]
+
+    def explain(self, reason: str, env: Any) -> str:
+        """The engine's reason in the window coordinates the board shows (it counts rows and
+        columns from the centre tile).
+
+        A cell ``(r, c)`` becomes ``r',c'`` and ``row r`` / ``column c`` are shifted the same
+        way, by the window's origin.
+        """
+        origin = env.public_view(env.agent_selection).window_origin
+        shift = {"row": origin[0], "column": origin[1]}
+
+        def cell(m: re.Match[str]) -> str:
+            return f"{int(m[1]) - origin[0]},{int(m[2]) - origin[1]}"
+
+        def line(m: re.Match[str]) -> str:
+            return f"{m[1]} {int(m[2]) - shift[m[1]]}"
+
+        reason = re.sub(r"\((-?\d+), (-?\d+)\)", cell, reason)
+        return re.sub(r"\b(row|column) (-?\d+)", line, reason)
+
     def help(self, env: Any) -> str:
         view = env.public_view(env.agent_selection)
         return "\n".join(
@@ -206,6 +244,7 @@ class QwirkleParser:
                 "t star, c clover (e.g. Rs = red square). Coordinates: row,col as on the board",
                 f"(0 to {view.window - 1}).",
                 "  Rs@3,4 Rc@3,5   lay tiles (any order) and end the turn",
+                "  Rs@3,4          one tile at a time works too: then 'end' ends the turn",
                 "  swap Rs Bo      exchange these tiles with the bag",
                 "  pass            pass (only when you can neither lay nor exchange)",
                 f"You may exchange up to {view.max_exchange} tiles now."
@@ -294,6 +333,23 @@ class LiniellParser:
         port, source = divmod(action - occupy, sources)
         return f"occupy {self.PORTS[port]}" + (f" from {source}" if source else "")
 
+    def __init__(self) -> None:
+        from tabletop_rl.envs.liniell.render import LineLabels
+
+        self.labels = LineLabels()
+
+    def end_of_turn(self, env: Any) -> int | None:
+        """``skip``, where occupying nothing ends the turn."""
+        skip = self._constants()[3]
+        return skip if env.action_mask()[skip] else None
+
+    def board(self, env: Any, viewer: int) -> str:
+        """The board with line letters that stay the same from turn to turn."""
+        from tabletop_rl.envs.liniell.render import render_ansi
+
+        game = getattr(env, "game_state", None) or env.state
+        return render_ansi(game, viewer, labels=self.labels)
+
     def help(self, env: Any) -> str:
         return "\n".join(
             [
@@ -309,11 +365,12 @@ class LiniellParser:
 class QwirkleCardsParser:
     """Qwirkle Cards turns in the rules' card notation.
 
-    ``Rs Ro Rx`` plays those cards from your hand and ends the turn (the table is
-    rearranged automatically; any order of the cards works). ``take R`` takes the Qwirkle of
-    colour red, ``take s`` the Qwirkle of symbol square (colours upper case ``R O Y G B P``,
-    symbols lower case ``o x d s t c``); plays and takes mix: ``Rs take s``. ``redraw`` is
-    the forced redraw when you cannot play.
+    ``Rs Ro Rx`` plays those cards from your hand (the table is rearranged automatically; any
+    order of the cards works) and ends the turn if the table is valid then; otherwise the turn
+    stays open for more cards (``end`` ends it once the table is valid). ``take R`` takes the
+    Qwirkle of colour red, ``take s`` the Qwirkle of symbol square (colours upper case
+    ``R O Y G B P``, symbols lower case ``o x d s t c``); plays and takes mix: ``Rs take s``.
+    ``redraw`` is the forced redraw when you cannot play.
     """
 
     @staticmethod
@@ -364,12 +421,17 @@ class QwirkleCardsParser:
             [
                 "Cards: colour R O Y G B P + symbol o circle, x cross, d diamond, s square,",
                 "t star, c clover (e.g. Rs = red square).",
-                "  Rs Ro Rx     play these cards from your hand and end the turn",
+                "  Rs Ro Rx     play these cards from your hand; the turn ends when the table",
+                "               is valid again (else it stays open: play more cards, then 'end')",
                 "  take R       take the Qwirkle of colour red (symbols: take s, lower case)",
                 "  Rs take s    play and take in one turn",
                 "  redraw       the forced redraw, when you cannot play",
             ]
         )
+
+    def end_of_turn(self, env: Any) -> int:
+        """The action that ends the turn (legal once the table is valid)."""
+        return self._constants()[1]
 
 
 PARSERS: dict[str, Callable[[], MoveParser]] = {
@@ -442,6 +504,11 @@ class TerminalGame:
         self.hint_spec = hint_agent
         self.parser = parser or parser_for(env_name)
         self.actions: list[int] = []
+        self.colour = bool(getattr(stdout, "isatty", lambda: False)())
+        """Colour codes only on a terminal (not in a file, a pipe or a test's stream)."""
+        self._turn_start: Any = None
+        """A copy of the game at the start of the human's current turn (for hints)."""
+        self._mid_turn = False
 
     # -------------------------------------------------------------------- output
     def say(self, text: str = "") -> None:
@@ -449,7 +516,10 @@ class TerminalGame:
         self.out.flush()
 
     def show_board(self) -> None:
-        self.say(str(self.env.render()))
+        board = getattr(self.parser, "board", None)
+        viewer = self.env.possible_agents.index(self.human)
+        text = board(self.env, viewer) if board is not None else str(self.env.render())
+        self.say(text if self.colour else strip_ansi(text))
 
     # -------------------------------------------------------------------- play
     def run(self) -> int:
@@ -492,6 +562,8 @@ class TerminalGame:
 
     def _human_turn(self) -> bool:
         """Read until a legal move is made (True) or the human quits (False)."""
+        if not self._mid_turn:
+            self._turn_start = copy.deepcopy(self.env)
         self.say("")
         self.show_board()
         while True:
@@ -509,8 +581,7 @@ class TerminalGame:
                 self.say(self.parser.help(self.env))
                 self.say(f"Commands: {COMMANDS}.")
             elif command in ("moves", "legal"):
-                moves = [(a, self._name(a, self.env) or n) for a, n in legal_moves(self.env)]
-                self.say("; ".join(f"{a}={n}" for a, n in moves))
+                self.say(self._moves_text())
             elif command == "board":
                 self.show_board()
             elif command == "hint":
@@ -524,7 +595,10 @@ class TerminalGame:
         try:
             actions = self.parser.parse(text, self.env)
         except (NotationError, ValueError) as exc:
-            self.say(f"Cannot read {text!r}: {exc}. Type 'help' for the notation.")
+            self.say(
+                f"Cannot read {text!r}: {self._explain(str(exc))}. Type 'help' for the "
+                "notation, 'moves' for the legal moves."
+            )
             return False
         except Exception as exc:  # a parser bug must not end the human's game
             self.say(f"Cannot read {text!r} ({type(exc).__name__}: {exc}). Type 'help'.")
@@ -538,8 +612,10 @@ class TerminalGame:
             try:
                 sim.step(int(action))
             except IllegalActionError as exc:
-                reason = str(exc).split(": ", 1)[-1]
-                self.say(f"Not legal: {reason}. Try again ('help' shows the legal moves).")
+                self.say(
+                    f"Not legal: {self._why_illegal(int(action), exc, sim)}. Try again ('moves' "
+                    "lists the legal moves)."
+                )
                 return False
         names = []
         for action in actions:
@@ -547,24 +623,98 @@ class TerminalGame:
             self.env.step(int(action))
             self.actions.append(int(action))
         self.say(f"{self.labels[self.human]}: {_join(names)}")
+        self._mid_turn = not self._over() and self.env.agent_selection == self.human
+        if self._mid_turn:
+            self.say("Your turn goes on: 'moves' lists what you can play now.")
         return True
+
+    def _why_illegal(self, action: int, exc: IllegalActionError, sim: Any) -> str:
+        """``move: reason``, in the notation and coordinates shown on screen (``sim``: the
+        game where ``action`` was refused)."""
+        text = str(exc).removeprefix(f"{self.human}: ")
+        if not 0 <= action < sim.info.num_actions:
+            return text  # "action 99 is out of range; allowed: ..."
+        reason = text.split(" is illegal: ", 1)[-1]
+        return f"{self._name(action, sim) or 'end'}: {self._explain(reason)}"
+
+    def _explain(self, reason: str) -> str:
+        """An engine's reason in the terms shown on screen (the parser's coordinates)."""
+        explain = getattr(self.parser, "explain", None)
+        return explain(reason, self.env) if explain is not None else reason
+
+    def _points_after(self, action: int) -> float | None:
+        """The human's points if the turn ended right after ``action`` (None: it cannot)."""
+        from .arena import final_scores
+
+        before = final_scores(self.env)
+        if before is None:
+            return None
+        seat = self.env.possible_agents.index(self.human)
+        sim = copy.deepcopy(self.env)
+        sim.step(action)
+        end_of_turn = getattr(self.parser, "end_of_turn", None)
+        if not self._sim_over(sim) and sim.agent_selection == self.human:
+            end = end_of_turn(sim) if end_of_turn is not None else None
+            if end is None or not sim.action_mask()[end]:
+                return None
+            sim.step(end)
+        after = final_scores(sim)
+        return None if after is None else after[seat] - before[seat]
+
+    def _moves_text(self) -> str:
+        """The legal moves in the game's notation, with their points; moves that share a
+        piece (``Rs@3,4``, ``Rs@3,5``) are listed on one line after it."""
+        groups: dict[str, list[str]] = {}
+        moves = legal_moves(self.env)
+        for action, _description in moves:
+            text = self._name(action, self.env) or "end"
+            points = self._points_after(action)
+            shown = f"{text.split('@', 1)[-1]} ({'+' if points is not None else ''}"
+            shown += f"{points:g})" if points is not None else "turn stays open)"
+            key = text.split("@", 1)[0] + "@" if "@" in text else ""
+            groups.setdefault(key, []).append(shown)
+        lines = [f"{len(moves)} legal moves (points if the turn ended right after):"]
+        for key, entries in groups.items():
+            lines.extend(_wrap(entries, prefix=f"  {key:<4}" if key else "  "))
+        return "\n".join(lines)
 
     @staticmethod
     def _sim_over(env: Any) -> bool:
         return any(env.terminations.values()) or any(env.truncations.values())
 
     def _hint(self) -> str:
+        """What an agent would play for the rest of the human's turn.
+
+        Agents that plan whole turns (the Qwirkle Cards heuristic) plan at the start of a
+        turn: in the middle of one, the agent is first shown the turn's starting position.
+        If the human's moves so far left its plan, the hint comes from ``greedy``, which
+        plans from any position.
+        """
         if not self.hint_enabled:
             return "Hints are off; start the game with --hint."
         spec = self.hint_spec or self._strongest()
-        agent = resolve_agent(spec, self.env_name, np.random.default_rng(self.rng.integers(2**31)))
+        try:
+            return f"hint ({spec}): {self._hint_from(spec)}"
+        except (ValueError, RuntimeError, IllegalActionError):
+            if not self._mid_turn or spec == "greedy":
+                raise
+        return (
+            f"hint (greedy; {spec} plans whole turns and cannot continue the one you began): "
+            f"{self._hint_from('greedy')}"
+        )
+
+    def _hint_from(self, spec: str) -> str:
+        rng = np.random.default_rng(self.rng.integers(2**31))
+        agent = resolve_agent(spec, self.env_name, rng)
+        if self._mid_turn and self._turn_start is not None:
+            select_action(agent, self._turn_start, self.human, env_name=self.env_name)
         sim = copy.deepcopy(self.env)
         names = []
         while not self._sim_over(sim) and sim.agent_selection == self.human:
             action = select_action(agent, sim, self.human, env_name=self.env_name)
             names.append(self._name(action, sim))
             sim.step(action)
-        return f"hint ({spec}): {_join(names)}"
+        return _join(names)
 
     def _strongest(self) -> str:
         from .agents import agent_names
@@ -592,6 +742,18 @@ class TerminalGame:
             "truncated": any(env.truncations.values()),
             "forfeit": None,
         }
+
+
+def _wrap(entries: list[str], prefix: str, width: int = 78) -> list[str]:
+    """``entries`` on lines of at most ``width`` characters, the first after ``prefix``."""
+    lines, line = [], prefix
+    for entry in entries:
+        if len(line) + len(entry) + 2 > width and line.strip():
+            lines.append(line.rstrip())
+            line = " " * len(prefix)
+        line += entry + "  "
+    lines.append(line.rstrip())
+    return lines
 
 
 def _join(names: Sequence[str | None]) -> str:

@@ -49,9 +49,10 @@ def test_a_whole_game_through_the_cli_with_bad_inputs(tmp_path: Path) -> None:
     assert "hint (mcts:simulations=10): play" in text
     assert "Cannot read 'xyzzy'" in text
     assert "no legal move is called 'play 7'" in text
-    assert "Not legal: action 99 is out of range" in text
-    assert "Not legal: action 3 (pass) is illegal: you may pass only with an empty hand" in text
-    assert "Not legal: action 0 (play 1) is illegal: you hold no card of value 1" in text
+    assert "Not legal: action 99 is out of range; allowed: 0 to 3" in text
+    assert "Not legal: pass: you may pass only with an empty hand" in text
+    assert "Not legal: play 1: you hold no card of value 1" in text
+    assert "\x1b[" not in text  # no colour codes outside a terminal
     assert "player_1 (random): play" in text  # the opponent's moves are shown
     assert "Traceback" not in text
     record = load_game(save)

@@ -72,18 +72,68 @@ def _centre_glyph(groups: tuple[Group, ...]) -> str:
     return "╱" if (0, 1) in ports else "╲"  # two curves side by side
 
 
-def render_ansi(game: Game, viewer: int = 0) -> str:
-    """The laid area (3 x 3 characters per tile), pawns, supplies and scores.
+class LineLabels:
+    """Letters for the lines on the board that stay the same from one picture to the next.
+
+    A line keeps its letter while it grows; when lines join, the joined line keeps the
+    letter given first (the other letter becomes free again). Pass the same object to every
+    :func:`render_ansi` call of one game (lines only ever join, so a piece's line never
+    splits and no two lines can claim one letter).
+    """
+
+    def __init__(self) -> None:
+        self._by_piece: dict[int, str] = {}
+
+    def pieces(self) -> dict[int, str]:
+        """The letter of every piece labelled by the last :meth:`assign` (a copy)."""
+        return dict(self._by_piece)
+
+    def assign(self, roots: dict[int, list[int]]) -> dict[int, str]:
+        """The letter of each line, given its root and its pieces on the board."""
+        order = {label: k for k, label in enumerate(_LABELS)}
+        labels: dict[int, str] = {}
+        fresh = []
+        for root, pieces in roots.items():
+            known = [self._by_piece[p] for p in pieces if p in self._by_piece]
+            if known:
+                labels[root] = min(known, key=order.__getitem__)
+            else:
+                fresh.append(root)
+        free = [x for x in _LABELS if x not in set(labels.values())]
+        for k, root in enumerate(sorted(fresh, key=lambda r: min(roots[r]))):
+            labels[root] = free[k % len(free)] if free else "?"
+        self._by_piece = {p: labels[root] for root, pieces in roots.items() for p in pieces}
+        return labels
+
+
+LEGEND = (
+    "legend: a-z a free line, A-Z an occupied line (in its owner's colour); ports with the\n"
+    "        same letter are one line. ◇ empty diamond, ◆ blue diamond, ● pawn,\n"
+    "        * the tile laid last, . an empty cell (rows and columns as numbered)"
+)
+
+
+def render_ansi(game: Game, viewer: int = 0, labels: LineLabels | None = None) -> str:
+    """The laid area (3 x 3 characters per tile), pawns, supplies, scores and a legend.
 
     Each port shows the letter of its line (upper case and in the owner's colour when the
     line is occupied) or its diamond (◇ empty, ◆ blue); a tile's centre shows its pieces,
-    or ● in a player's colour where a pawn stands.
+    or ● in a player's colour where a pawn stands. ``labels`` keeps each line's letter from
+    one call to the next (:class:`LineLabels`); without it letters follow reading order.
     """
     board = game.board
     owners = board.owners()
     pawn_at = {piece: p for p, slots in enumerate(board.pawns) for piece in slots if piece >= 0}
-    labels: dict[int, str] = {}
     r0, c0, r1, c1 = _region(game)
+    roots: dict[int, list[int]] = {}
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
+            o = board.cell_orient[r * WINDOW + c]
+            if o is not None:
+                for g in range(len(o.groups)):
+                    piece = (r * WINDOW + c) * 4 + g
+                    roots.setdefault(board.lines.find(piece), []).append(piece)
+    line_label = (labels or LineLabels()).assign(roots)
     out = ["    " + "".join(f" {c:<2}" for c in range(c0, c1 + 1))]
     for r in range(r0, r1 + 1):
         rows = [[], [], []]
@@ -102,7 +152,7 @@ def render_ansi(game: Game, viewer: int = 0) -> str:
                 root = board.lines.find(piece)
                 owner = owners.get(root)
                 colour = ANSI_PLAYER[owner % 4] if owner is not None else None
-                label = labels.setdefault(root, _LABELS[len(labels) % len(_LABELS)])
+                label = line_label[root]
                 for port in group.ports:
                     pos = (1, 5, 7, 3)[port]
                     if group.diamond is not None:
@@ -141,6 +191,7 @@ def render_ansi(game: Game, viewer: int = 0) -> str:
     else:
         out.append(f"phase: {game.phase.value} (* marks the tile just laid)")
     out.append(f"stack: {len(game.stack)} tile(s)")
+    out.append(LEGEND)
     return "\n".join(out)
 
 

@@ -348,7 +348,7 @@ class LiniellParser:
         from tabletop_rl.envs.liniell.render import render_ansi
 
         game = getattr(env, "game_state", None) or env.state
-        return render_ansi(game, viewer, labels=self.labels)
+        return render_ansi(game, viewer, labels=self.labels, you=viewer)
 
     def help(self, env: Any) -> str:
         return "\n".join(
@@ -459,7 +459,22 @@ def _with_end_of_turn(env: Any, actions: list[int], end: int) -> list[int]:
 
 
 def parser_for(env_name: str) -> MoveParser:
+    """The move parser of a game (:class:`GenericParser` for a game without a notation)."""
     return PARSERS.get(env_name, GenericParser)()
+
+
+def move_text(parser: MoveParser, action: int, env: Any) -> str | None:
+    """``action`` (in the position of ``env``) in the notation a player types, as the parser
+    writes it, else the environment's ``describe_action``; None for a bare end of turn."""
+    formatter = getattr(parser, "format_action", None)
+    if formatter is not None:
+        return formatter(action, env)
+    return env.describe_action(action)
+
+
+def join_moves(names: Sequence[str | None]) -> str:
+    """The moves of one turn as one line (``(turn ended)`` when nothing was played)."""
+    return _join(names)
 
 
 class TerminalGame:
@@ -546,10 +561,7 @@ class TerminalGame:
 
     def _name(self, action: int, env: Any) -> str | None:
         """A move in the game's notation if its parser has one, else ``describe_action``."""
-        formatter = getattr(self.parser, "format_action", None)
-        if formatter is not None:
-            return formatter(action, env)
-        return env.describe_action(action)
+        return move_text(self.parser, action, env)
 
     def _agent_turn(self, mover: str) -> None:
         names = []
@@ -795,7 +807,9 @@ __all__ = [
     "QwirkleCardsParser",
     "QwirkleParser",
     "TerminalGame",
+    "join_moves",
     "legal_moves",
     "main",
+    "move_text",
     "parser_for",
 ]

@@ -209,52 +209,94 @@ def _outcome_text(record: dict[str, Any], env: Any) -> str:
     return outcome_text(env, labels)
 
 
+def _notation(record: dict[str, Any]) -> Any:
+    """The move parser of the record's game (moves are printed as a player types them)."""
+    from .arena import game_name
+    from .play import parser_for
+
+    return parser_for(game_name(record["env"]))
+
+
+def turns(record: dict[str, Any], env: Any) -> Iterator[tuple[str, str]]:
+    """Step ``env`` through the record turn by turn, yielding ``("start", mover)`` before a
+    turn and ``("end", "MOVER_LABEL: moves")`` after it, the moves in the play notation."""
+    from .play import join_moves, move_text
+
+    parser = _notation(record)
+    mover, names = None, []
+    for kind, agent, action in replay_events(env, record["actions"]):
+        if kind == "turn":
+            if mover is not None:
+                yield "end", f"{_seat_label(record, env, mover)}: {join_moves(names)}"
+            mover, names = agent, []
+            yield "start", agent
+        else:
+            names.append(move_text(parser, int(action), env))  # type: ignore[arg-type]
+    if mover is not None:
+        yield "end", f"{_seat_label(record, env, mover)}: {join_moves(names)}"
+
+
 def print_replay(record: dict[str, Any], out: TextIO, board: bool = True) -> None:
-    """Print a saved game turn by turn (it is re-simulated and checked on the way)."""
+    """Print a saved game turn by turn, moves in the play notation (it is re-simulated and
+    checked on the way)."""
     env = new_env(record, render_mode="ansi" if board else None)
     seats = ", ".join(_seat_label(record, env, a) for a in env.possible_agents)
     kwargs = ", ".join(f"{k}={v}" for k, v in record["env_kwargs"].items())
     out.write(f"{record['env']} ({kwargs}), seed {record['seed']}: {seats}\n")
     turn_no = 0
-    for kind, mover, action in replay_events(env, record["actions"]):
-        if kind == "turn":
+    for kind, what in turns(record, env):
+        if kind == "start":
             turn_no += 1
-            out.write(f"\n--- turn {turn_no}: {_seat_label(record, env, mover)} ---\n")
+            out.write(f"\n--- turn {turn_no}: {_seat_label(record, env, what)} ---\n")
             if board:
-                out.write(str(env.render()) + "\n")
+                out.write(_plain(str(env.render()), out) + "\n")
         else:
-            out.write(f"  {mover}: {env.describe_action(action)}\n")
+            out.write(f"  {what}\n")
     check_outcome(record, env)
     out.write("\n=== end of game ===\n")
     if board:
-        out.write(str(env.render()) + "\n")
+        out.write(_plain(str(env.render()), out) + "\n")
     out.write(_outcome_text(record, env) + "\n")
 
 
+def _plain(text: str, out: TextIO) -> str:
+    """``text`` without colour codes unless ``out`` is a terminal."""
+    from .play import strip_ansi
+
+    return text if getattr(out, "isatty", lambda: False)() else strip_ansi(text)
+
+
 def gif_frames(record: dict[str, Any]) -> list[np.ndarray]:
-    """One ``rgb_array`` picture before each turn and one of the final position."""
+    """One ``rgb_array`` picture before each turn and one of the final position, all of one
+    size; each says (below the game's own caption of turn, player to act and scores) the
+    move that led to it, and the last one the outcome."""
+    from tabletop_rl.envs.core.caption import add_caption, pad_to
+
     env = new_env(record, render_mode="rgb_array")
-    frames = []
-    for kind, _mover, _action in replay_events(env, record["actions"]):
-        if kind == "turn":
-            frames.append(np.asarray(env.render()))
-    frames.append(np.asarray(env.render()))
+    pictures: list[tuple[np.ndarray, str]] = []
+    last = "the game starts"
+    for kind, what in turns(record, env):
+        if kind == "start":
+            pictures.append((np.asarray(env.render())[..., :3], f"last move: {last}"))
+        else:
+            last = what
     check_outcome(record, env)
-    return frames
+    final = f"last move: {last}  |  {_outcome_text(record, env)}"
+    pictures.append((np.asarray(env.render())[..., :3], final))
+    # the board grows: every picture padded with its own background to the largest first
+    height = max(p.shape[0] for p, _ in pictures)
+    width = max(p.shape[1] for p, _ in pictures)
+    frames = [add_caption(pad_to(p, height, width), [text], at_bottom=True) for p, text in pictures]
+    height = max(f.shape[0] for f in frames)
+    width = max(f.shape[1] for f in frames)
+    return [pad_to(f, height, width) for f in frames]
 
 
 def write_gif(record: dict[str, Any], path: str | Path, fps: float = 2.0) -> int:
     """Write the game as an animated GIF; returns the number of frames."""
     from PIL import Image
 
-    frames = gif_frames(record)
-    height = max(f.shape[0] for f in frames)
-    width = max(f.shape[1] for f in frames)
-    images = []
-    for f in frames:
-        canvas = np.full((height, width, 3), 255, dtype=np.uint8)
-        canvas[: f.shape[0], : f.shape[1]] = f[..., :3]
-        images.append(Image.fromarray(canvas))
+    images = [Image.fromarray(f) for f in gif_frames(record)]
     buf = io.BytesIO()
     duration = [int(1000 / fps)] * (len(images) - 1) + [int(3000 / fps)]
     images[0].save(
@@ -285,5 +327,6 @@ __all__ = [
     "record_game",
     "resimulate",
     "save_game",
+    "turns",
     "write_gif",
 ]

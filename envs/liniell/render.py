@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..core.caption import add_caption, caption_lines
 from .board import WINDOW
 from .game import Game, Phase
 from .tiles import Diamond, Group
@@ -113,13 +114,17 @@ LEGEND = (
 )
 
 
-def render_ansi(game: Game, viewer: int = 0, labels: LineLabels | None = None) -> str:
+def render_ansi(
+    game: Game, viewer: int = 0, labels: LineLabels | None = None, you: int | None = None
+) -> str:
     """The laid area (3 x 3 characters per tile), pawns, supplies, scores and a legend.
 
     Each port shows the letter of its line (upper case and in the owner's colour when the
     line is occupied) or its diamond (◇ empty, ◆ blue); a tile's centre shows its pieces,
     or ● in a player's colour where a pawn stands. ``labels`` keeps each line's letter from
     one call to the next (:class:`LineLabels`); without it letters follow reading order.
+    ``you`` marks the seat of the person looking (terminal play) with "(you)"; Liniell hides
+    nothing, so ``viewer`` changes nothing.
     """
     board = game.board
     owners = board.owners()
@@ -173,7 +178,7 @@ def render_ansi(game: Game, viewer: int = 0, labels: LineLabels | None = None) -
         out.append("    " + "".join(rows[2]))
     scores = game.scores()
     for p in range(game.num_players):
-        tag = " (you)" if p == viewer else ""
+        tag = " (you)" if p == you else ""
         turn = " <- to act" if p == game.current and not game.is_over else ""
         out.append(
             _ansi(f"player_{p} ({PLAYER_NAMES[p]})", ANSI_PLAYER[p], bold=True)
@@ -207,8 +212,7 @@ def render_rgb(game: Game) -> np.ndarray:
     board = game.board
     r0, c0, r1, c1 = _region(game)
     rows, cols = r1 - r0 + 1, c1 - c0 + 1
-    footer = 16 * (game.num_players + 1) + 8
-    width, height = cols * CELL + 16, rows * CELL + 16 + footer
+    width, height = cols * CELL + 16, rows * CELL + 16
     image = Image.new("RGB", (width, height), RGB_TABLE)
     draw = ImageDraw.Draw(image)
     owners = board.owners()
@@ -286,20 +290,32 @@ def render_rgb(game: Game) -> np.ndarray:
                         outline=(0, 0, 0),
                         width=2,
                     )
+    return add_caption(np.asarray(image, dtype=np.uint8), caption(game))
+
+
+def caption(game: Game) -> list[str]:
+    """The picture's caption: turn, who acts (or who won), scores, what happens now."""
     scores = game.scores()
-    ty = rows * CELL + 16
-    kinds = board.tile_set.kinds
-    status = (
-        f"to lay: {kinds[game.drawn].name}"
-        if game.phase is Phase.LAY and game.drawn is not None
-        else ("game over" if game.is_over else game.phase.value)
+    players = [f"player_{p} ({PLAYER_NAMES[p]})" for p in range(game.num_players)]
+    lines = caption_lines(
+        "Liniell",
+        game.turn,
+        players,
+        [scores[p].points for p in range(game.num_players)],
+        to_act=None if game.is_over else game.current,
+        winners=list(game.winners()) if game.is_over else None,
+        score_unit="pts",
     )
-    draw.text((8, ty), status, fill=(255, 255, 255))
-    for p in range(game.num_players):
-        draw.ellipse((8, ty + 16 * (p + 1) + 2, 18, ty + 16 * (p + 1) + 12), fill=RGB_PLAYER[p])
-        draw.text(
-            (24, ty + 16 * (p + 1)),
-            f"player_{p}: {scores[p].points} pts, {scores[p].blue} blue, supply {board.supply(p)}",
-            fill=(255, 255, 255),
+    kinds = game.board.tile_set.kinds
+    if game.is_over:
+        lines.append("blue diamonds at route ends: " + ", ".join(str(s.blue) for s in scores))
+    elif game.phase is Phase.LAY and game.drawn is not None:
+        lines.append(
+            f"to lay: {kinds[game.drawn].name}; pawns in supply: "
+            + ", ".join(str(game.board.supply(p)) for p in range(game.num_players))
         )
-    return np.asarray(image, dtype=np.uint8)
+    elif game.phase is Phase.OCCUPY:
+        lines.append("occupy a line of the tile just laid (white outline), or skip")
+    else:
+        lines.append(f"{game.phase.value} (the tile just laid has a white outline)")
+    return lines

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.caption import add_caption, caption_lines
 from .tiles import tile_name
 
 if TYPE_CHECKING:
     from ..qwirkle_v0 import raw_env
+    from .game import GameState
 
 ANSI_COLOURS = (196, 208, 226, 46, 33, 129)
 """256-colour terminal codes of red, orange, yellow, green, blue, purple."""
@@ -157,4 +159,22 @@ def render_rgb(env: raw_env) -> np.ndarray:
     for s, t in enumerate(state.hand):
         if not env._used >> s & 1:
             _draw_tile(draw, s * CELL, y, t, False)
-    return np.asarray(image, dtype=np.uint8).copy()
+    return add_caption(np.asarray(image, dtype=np.uint8), caption(state))
+
+
+def caption(state: GameState) -> list[str]:
+    """The picture's caption: turn, who acts (or who won), every score, the bag; the hand in
+    the strip below the board is the player's to act."""
+    over = state.finished
+    lines = caption_lines(
+        "Qwirkle",
+        state.turns,
+        [f"player_{p}" for p in range(state.num_players)],
+        state.scores,
+        to_act=None if over else state.current,
+        winners=[] if state.truncated else state.winners() if over else None,
+        score_unit="pts",
+    )
+    if not over:
+        lines.append(f"bag {len(state.bag)} tiles; below: the hand of player_{state.current}")
+    return lines

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.caption import LINE_PX, add_caption, caption_lines, font
 from .cards import NUM_KINDS, NUM_LINES, card_name, line_name
 from .solver import arrange_rows
 
@@ -117,42 +118,62 @@ def _draw_card(draw: object, x: int, y: int, kind: int) -> None:
 
 
 def render_rgb(game: QwirkleCardsGame, viewer: int) -> np.ndarray:
-    """The position as an RGB picture (H x W x 3, uint8), showing ``viewer``'s hand."""
+    """The position as an RGB picture (H x W x 3, uint8), showing ``viewer``'s hand, with a
+    caption: turn, player to act (or the winner) and every player's Qwirkles."""
     from PIL import Image, ImageDraw
 
     s = game.state
     rows = arrange_rows(s.table)
     selection = [k for k in range(NUM_KINDS) for _ in range(s.played[k])]
     hand = [k for k in range(NUM_KINDS) for _ in range(game.hand(viewer)[k])]
-    width = max(9, *(len(r) for r in rows), len(selection), 6) * (CARD_W + GAP) + 2 * GAP + 140
-    text_rows = 2 + s.num_players
-    height = (len(rows) + 3) * (CARD_H + GAP) + text_rows * 16 + 4 * GAP
+    width = max(9, *(len(r) for r in rows), len(selection), 6) * (CARD_W + GAP) + 2 * GAP
+    label = LINE_PX
+    height = (max(len(rows), 1) + 2) * (CARD_H + GAP) + 3 * label + 2 * GAP
     image = Image.new("RGB", (width, height), (30, 100, 60))
     draw = ImageDraw.Draw(image)
     y = GAP
-    draw.text((GAP, y), f"turn {s.turn_count}  player_{s.to_move} to act  pile {len(s.pile)}",
-              fill=(255, 255, 255))  # fmt: skip
-    y += 16
+
+    def heading(text: str) -> None:
+        nonlocal y
+        draw.text((GAP, y), text, fill=(255, 255, 180), font=font())
+        y += label
+
+    heading(f"table ({sum(s.table)} cards, {len(rows)} rows; pile {len(s.pile)})")
     for row in rows:
         for i, k in enumerate(row):
             _draw_card(draw, GAP + i * (CARD_W + GAP), y, k)
         y += CARD_H + GAP
     if not rows:
-        draw.text((GAP, y), "(empty table)", fill=(230, 230, 230))
         y += CARD_H + GAP
-    draw.text((GAP, y), "played this turn:", fill=(255, 255, 180))
-    y += 16
+    heading("played this turn:" if selection else "played this turn: nothing yet")
     for i, k in enumerate(selection):
         _draw_card(draw, GAP + i * (CARD_W + GAP), y, k)
     y += CARD_H + GAP
-    draw.text((GAP, y), f"player_{viewer}'s hand:", fill=(255, 255, 180))
-    y += 16
+    heading(f"player_{viewer}'s hand ({len(hand)} cards):")
     for i, k in enumerate(hand):
         _draw_card(draw, GAP + i * (CARD_W + GAP), y, k)
-    y += CARD_H + GAP
-    for p in range(s.num_players):
-        q = s.qwirkles[p]
-        names = " ".join(line_name(L) for L in range(NUM_LINES) for _ in range(q[L]))
-        draw.text((GAP, y), f"player_{p}: {sum(q)} Qwirkle(s) {names}", fill=(255, 255, 255))
-        y += 16
-    return np.asarray(image, dtype=np.uint8).copy()
+    return add_caption(np.asarray(image, dtype=np.uint8), caption(game))
+
+
+def caption(game: QwirkleCardsGame) -> list[str]:
+    """The picture's caption: turn, who acts (or who won) and every player's Qwirkles."""
+    s = game.state
+    players = [f"player_{p}" for p in range(s.num_players)]
+    over = game.over
+    lines = caption_lines(
+        "Qwirkle Cards",
+        s.turn_count,
+        players,
+        [sum(q) for q in s.qwirkles],
+        to_act=None if over else s.to_move,
+        winners=list(game.winners()) if over else None,
+        score_unit="Qwirkles",
+    )
+    taken = [
+        f"{p}: " + " ".join(line_name(L) for L in range(NUM_LINES) for _ in range(q[L]))
+        for p, q in zip(players, s.qwirkles, strict=True)
+        if sum(q)
+    ]
+    if taken:
+        lines.append("taken  |  " + "  |  ".join(taken))
+    return lines

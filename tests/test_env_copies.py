@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 
 from tabletop_rl.envs import available_envs, make
 from tabletop_rl.envs.core.conformance import random_continuation
@@ -83,6 +84,11 @@ def test_out_of_range_action_names_the_action_and_the_range(name: str) -> None:
         env.step(n)
     assert env.agents  # nothing happened to the game
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("name", available_envs())
+def test_wrapped_env_passes_pettingzoo_api_test(name: str) -> None:
+    api_test(make(name), num_cycles=200, verbose_progress=False)
 
 
 @pytest.mark.parametrize("name", available_envs())

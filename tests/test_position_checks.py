@@ -12,6 +12,7 @@ from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.game import GameState
 from tabletop_rl.envs.qwirkle_cards import QwirkleCardsGame, is_valid_table, parse_cards
 from tabletop_rl.envs.qwirkle_cards import from_text as cards_from_text
+from tabletop_rl.envs.qwirkle_cards.cards import parse_card, parse_line
 from tabletop_rl.envs.qwirkle_cards.game import QwirkleCardsState
 
 
@@ -125,6 +126,13 @@ def test_cards_constructor_checks_a_state_given_directly() -> None:
 @pytest.mark.parametrize("value", [None, b"qwirkle_cards v0\n", 42])
 def test_cards_parser_wants_text(parse, value: object) -> None:
     with pytest.raises(NotationError, match=r"a Qwirkle Cards position is text \(str\)"):
+        parse(value)
+
+
+@pytest.mark.parametrize("parse", [parse_cards, parse_card, parse_line])
+@pytest.mark.parametrize("value", [None, 3])
+def test_card_parsers_want_text(parse, value: object) -> None:
+    with pytest.raises(NotationError, match=r"is text \(str\), got"):
         parse(value)
 
 

@@ -125,6 +125,11 @@ class GameState:
             pool = full_set()
             for t in self.board.tiles.values():
                 pool.remove(t)
+            if len(pool) < HAND_SIZE * num_players:
+                raise ConfigError(
+                    f"the board holds {len(self.board)} tiles, leaving {len(pool)}: too few to "
+                    f"deal {num_players} hands of {HAND_SIZE}; give the hands too"
+                )
             rng.shuffle(pool)
             self.bag: list[Tile] = pool
             self.hands: list[list[Tile]] = [

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..errors import NotationError
+from ..notation import require_text
 from ..qwirkle.tiles import (
     COLOUR_LETTERS,
     COPIES,
@@ -85,7 +86,7 @@ def line_name(line: int) -> str:
 
 def parse_card(text: str) -> int:
     """The kind written as ``text`` (two letters, case-insensitive)."""
-    t = text.strip()
+    t = require_text(text, "a card").strip()
     if len(t) != 2:
         raise NotationError(
             f"card {text!r} is not two letters; write a colour (ROYGBP) then a symbol (oxdstc)"
@@ -100,7 +101,7 @@ def parse_card(text: str) -> int:
 
 def parse_line(text: str) -> int:
     """The line written as one letter: a colour (upper case) or a symbol (lower case)."""
-    t = text.strip()
+    t = require_text(text, "a line").strip()
     if len(t) == 1 and t in COLOUR_LETTERS:
         return COLOUR_LETTERS.index(t)
     if len(t) == 1 and t in SYMBOL_LETTERS:
@@ -113,7 +114,7 @@ def parse_line(text: str) -> int:
 def parse_cards(text: str) -> tuple[int, ...]:
     """Counts of the cards written space-separated in ``text`` (empty text: no cards)."""
     counts = [0] * NUM_KINDS
-    for word in text.split():
+    for word in require_text(text, "a list of cards").split():
         counts[parse_card(word)] += 1
     return tuple(counts)
 

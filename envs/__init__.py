@@ -18,9 +18,11 @@ import importlib
 from typing import Any
 
 from .errors import (
+    ActionOutOfRangeError,
     ConfigError,
     IllegalActionError,
     IllegalMoveError,
+    InvariantError,
     NotationError,
     TabletopError,
 )
@@ -37,9 +39,11 @@ register_gymnasium_ids()
 
 __all__ = [
     "GYMNASIUM_IDS",
+    "ActionOutOfRangeError",
     "ConfigError",
     "IllegalActionError",
     "IllegalMoveError",
+    "InvariantError",
     "NotationError",
     "TabletopError",
     "available_envs",

@@ -38,6 +38,14 @@ def test_wrapped_env_pickles_and_deep_copies(name: str, players: int) -> None:
         assert random_continuation(clone, seed=7, steps=40) == expected
 
 
+def test_issue_repro_pickle_right_after_reset() -> None:
+    for name in available_envs():
+        env = make(name)
+        env.reset(seed=1)
+        clone = pickle.loads(pickle.dumps(env))
+        assert random_continuation(clone, 0, 30) == random_continuation(env, 0, 30)
+
+
 def test_pickle_before_reset_then_reset_in_the_copy() -> None:
     env = make("qwirkle_cards_v0", num_players=3)
     clone = pickle.loads(pickle.dumps(env))

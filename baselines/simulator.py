@@ -3,9 +3,10 @@
 An agent object gets ``agent.act(observation, view)``. For most agents ``view`` is the
 environment's ``public_view(agent)``. An agent whose class sets ``needs_simulator = True``
 (a search agent such as MCTS) gets a :class:`Simulator` instead: it exposes the public view
-and :meth:`Simulator.sample`, which returns a *determinised copy* of the game — everything
-the agent cannot see (other hands, the order of the bag or stack) redrawn consistently with
-what it can see. The agent never touches the real environment, so it cannot peek.
+and :meth:`Simulator.sample`, which returns a :class:`Playout`: a *determinised copy* of the
+game on the game's public model — everything the agent cannot see (other hands, the order of
+the bag or stack) redrawn consistently with what it can see. The agent never touches the real
+environment, so it cannot peek.
 
 >>> import numpy as np
 >>> from tabletop_rl.baselines.agents import RandomAgent
@@ -22,93 +23,109 @@ what it can see. The agent never touches the real environment, so it cannot peek
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.model import GameModel, Outcome, StepResult
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError
+
+
+class Playout:
+    """A game a search agent may play forward: a model state it owns, stepped by the model.
+
+    >>> from tabletop_rl.envs.liniell.model import LiniellModel
+    >>> model = LiniellModel()
+    >>> game = Playout(model, model.new_state(np.random.default_rng(0)))
+    >>> step = game.step(int(np.flatnonzero(game.action_mask())[0]))
+    >>> game.current_player() in (0, 1), step.game_over
+    (True, False)
+    """
+
+    def __init__(self, model: GameModel, state: Any) -> None:
+        self.model = model
+        self.state = state
+        self.num_players: int = model.num_players
+        self.info = model.info
+        self._mask: np.ndarray | None = None
+
+    @property
+    def has_scores(self) -> bool:
+        """The game keeps points (a cut-off playout can be judged by them)."""
+        return type(self.model).scores is not GameModel.scores
+
+    def current_player(self) -> int:
+        return self.model.current_player(self.state)
+
+    def action_mask(self) -> np.ndarray:
+        """The legal actions of the player to act (cached until the next step)."""
+        if self._mask is None:
+            self._mask = self.model.legal_mask(self.state)
+        return self._mask
+
+    def step(self, action: int) -> StepResult:
+        """Play the legal ``action``."""
+        self._mask = None
+        return self.model.step(self.state, action)
+
+    def public_view(self, player: int) -> Any:
+        return self.model.public_view(self.state, player)
+
+    def observe(self, player: int) -> dict[str, np.ndarray]:
+        """The observation dict a PettingZoo environment would give ``player`` to act."""
+        return {
+            "observation": self.model.observe(self.state, player),
+            "action_mask": self.action_mask().copy(),
+        }
+
+    def scores(self) -> list[float]:
+        return list(self.model.scores(self.state))
+
+    def outcome(self) -> Outcome | None:
+        return self.model.outcome(self.state)
 
 
 class Simulator:
     """A search agent's handle on the game, for the player ``agent`` (see the module docstring).
 
-    It holds the real environment privately; an agent uses only :meth:`public_view`,
+    It holds the real game privately; an agent uses only :meth:`public_view`,
     :meth:`sample` and the read-only facts below.
     """
 
     def __init__(self, env: Any, agent: str, env_name: str | None = None) -> None:
-        self._env = env
+        raw = getattr(env, "unwrapped", env)
+        self.model: GameModel = raw.model
+        self._state = raw.game_state
         self.agent = agent
         self.env_name = env_name
-        self.player: int = env.possible_agents.index(agent)
-        self.num_players: int = len(env.possible_agents)
-        self.info = env.info
+        self.player: int = raw.possible_agents.index(agent)
+        self.num_players: int = self.model.num_players
+        self.info = self.model.info
 
     def public_view(self) -> Any:
-        """What the player may see of the state (the environment's ``public_view``)."""
+        """What the player may see of the state (the model's ``public_view``)."""
         try:
-            return self._env.public_view(self.agent)
+            return self.model.public_view(self._state, self.player)
         except NotImplementedError:
             return None
 
-    def sample(self, rng: np.random.Generator) -> Any:
+    def sample(self, rng: np.random.Generator) -> Playout:
         """A copy of the game with the hidden information redrawn from ``rng``.
 
         For a game with perfect information and no chance the copy is exact.
         """
-        info = self._env.info
+        info = self.info
         if info.perfect_information and not info.chance:
-            clone = copy.deepcopy(self._env)
-            clone.render_mode = None
-            return clone
+            return Playout(self.model, self.model.copy(self._state))
         try:
-            return determinize(self._env, self.agent, rng)
+            state = self.model.determinize(self._state, self.player, rng)
         except NotImplementedError as exc:
             raise ConfigError(
                 f"{info.name} cannot redraw hidden information ({exc}); search agents need "
-                "the environment's resample_hidden()"
+                "the game model's resample_hidden()"
             ) from exc
-
-
-STATIC_ATTRIBUTES = (
-    "observation_spaces",
-    "action_spaces",
-    "layout",
-    "possible_agents",
-    "_agent_index",
-)
-"""Attributes of the base environment that never change during play: copies share them."""
-
-
-def determinize(env: Any, agent: str, rng: np.random.Generator) -> Any:
-    """``env.determinize(agent, rng)``, faster and without a look at future chance.
-
-    An environment that overrides ``determinize`` is trusted with it. Otherwise this is the
-    base class's copy-and-redeal, except that the copy shares the static attributes
-    (:data:`STATIC_ATTRIBUTES`, plus those an environment names in its own
-    ``static_attributes`` tuple) instead of copying them, and gets a fresh random generator
-    drawn from ``rng`` in place of a copy of the game's own: an environment that draws from
-    its generator during play would otherwise let the copy foresee the real draws.
-    """
-    from tabletop_rl.envs.core.aec import TabletopAECEnv
-
-    if type(env).determinize is not TabletopAECEnv.determinize:
-        return env.determinize(agent, rng)
-    memo: dict[int, Any] = {}
-    for name in (*STATIC_ATTRIBUTES, *getattr(env, "static_attributes", ())):
-        value = getattr(env, name, None)
-        if value is not None:
-            memo[id(value)] = value
-    own_rng = getattr(env, "_rng", None)
-    if own_rng is not None:
-        memo[id(own_rng)] = np.random.default_rng(int(rng.integers(2**63)))
-    clone = copy.deepcopy(env, memo)
-    clone.render_mode = None
-    clone.resample_hidden(agent, rng)
-    clone._mask = None
-    return clone
+        return Playout(self.model, state)
 
 
 def select_action(
@@ -148,4 +165,4 @@ def select_action(
     return action
 
 
-__all__ = ["STATIC_ATTRIBUTES", "Simulator", "determinize", "select_action"]
+__all__ = ["Playout", "Simulator", "select_action"]

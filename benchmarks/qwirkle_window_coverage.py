@@ -44,7 +44,7 @@ def play_game(policy: str, seed: int, window: int, players: int) -> dict[str, in
         if env.terminations[agent] or env.truncations[agent]:
             env.step(None)
             continue
-        state = env.state
+        state = env.game_state.game
         if state.turns != last_turn and not state.board.is_empty():
             last_turn = state.turns
             r0, c0, r1, c1 = state.board.bounds()
@@ -71,8 +71,8 @@ def play_game(policy: str, seed: int, window: int, players: int) -> dict[str, in
         "lost_moves": lost,
         "max_side": side,
         "exact_checks": checks,
-        "turns": env.state.turns,
-        "truncated": int(env.state.truncated),
+        "turns": env.game_state.game.turns,
+        "truncated": int(env.game_state.game.truncated),
     }
 
 

@@ -176,90 +176,26 @@ padded with zeros to 4.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from .core.aec import StepResult, TabletopAECEnv, wrap
-from .core.game_info import GameInfo
-from .core.observation import Field, ObservationLayout
-from .qwirkle_cards.cards import (
-    COPIES,
-    LINE_KINDS,
-    NUM_KINDS,
-    NUM_LINES,
-    TOTAL_CARDS,
-    card_name,
-    line_name,
+from .core.aec import TabletopAECEnv, wrap
+from .qwirkle_cards.actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
+from .qwirkle_cards.game import DEFAULT_MAX_TURNS
+from .qwirkle_cards.model import (
+    MAX_PILE,
+    MAX_PLAYERS,
+    MAX_QWIRKLES,
+    QwirkleCardsModel,
+    QwirkleCardsView,
+    game_info,
 )
-from .qwirkle_cards.game import (
-    DEFAULT_MAX_TURNS,
-    HAND_SIZE,
-    QwirkleCardsGame,
-    Status,
-)
-from .qwirkle_cards.turns import Turn, legal_turns
-
-MAX_PLAYERS = 4
-TAKE = NUM_KINDS
-"""First take action: ``TAKE + line``."""
-END_TURN = TAKE + NUM_LINES
-CANNOT_PLAY = END_TURN + 1
-NUM_ACTIONS = CANNOT_PLAY + 1
-MAX_QWIRKLES = TOTAL_CARDS // 6
-"""Qwirkles in a whole game, at most (each removes 6 of the 108 cards)."""
-MAX_PILE = TOTAL_CARDS - 2 * HAND_SIZE
-
-
-def _info(max_turns: int) -> GameInfo:
-    return GameInfo(
-        name="qwirkle_cards_v0",
-        min_players=2,
-        max_players=MAX_PLAYERS,
-        default_players=2,
-        num_actions=NUM_ACTIONS,
-        max_game_length=(HAND_SIZE + 1) * max_turns + MAX_QWIRKLES,
-        perfect_information=False,
-        chance=True,
-    )
-
-
-@dataclass(frozen=True)
-class QwirkleCardsView:
-    """What one player may see of a position (no other hand, no pile order).
-
-    Card multisets are 36 counts; ``qwirkles`` and ``hand_sizes`` are indexed by seat.
-    """
-
-    player: int
-    to_move: int
-    first_turn: bool
-    hand: tuple[int, ...]
-    """The player's cards, those played this turn excluded."""
-    table: tuple[int, ...]
-    """The table at the start of the current turn."""
-    played: tuple[int, ...]
-    taken: tuple[int, ...]
-    qwirkles: tuple[tuple[int, ...], ...]
-    hand_sizes: tuple[int, ...]
-    pile_size: int
-    unseen: tuple[int, ...]
-    turns_left: int | None
-
-    def legal_turns(self) -> list[Turn]:
-        """The legal turns of the player to act, from the start of their turn (the viewer
-        must be that player)."""
-        if self.player != self.to_move:
-            raise ValueError("only the player to act knows their hand's legal turns")
-        start_hand = tuple(h + p for h, p in zip(self.hand, self.played, strict=True))
-        return legal_turns(self.table, start_hand, first_turn=self.first_turn)
 
 
 class raw_env(TabletopAECEnv):
-    """Qwirkle Cards for 2 to 4 players (see the module docstring)."""
+    """Qwirkle Cards for 2 to 4 players (see the module docstring); the game is
+    :class:`~tabletop_rl.envs.qwirkle_cards.model.QwirkleCardsModel`."""
 
-    info = _info(DEFAULT_MAX_TURNS)
+    info = game_info(DEFAULT_MAX_TURNS)
     metadata = {**TabletopAECEnv.metadata, "name": "qwirkle_cards_v0"}
 
     def __init__(
@@ -270,238 +206,27 @@ class raw_env(TabletopAECEnv):
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
     ) -> None:
-        from .errors import ConfigError
-        from .qwirkle_cards.game import END_RULES
-
-        if end_rule not in END_RULES:
-            raise ConfigError(
-                f"end_rule={end_rule!r} is unknown; allowed: " + ", ".join(map(repr, END_RULES))
-            )
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise ConfigError(f"max_turns must be a positive int, got {max_turns!r}")
+        model = QwirkleCardsModel(num_players=num_players, end_rule=end_rule, max_turns=max_turns)
         self.end_rule = end_rule
         self.max_turns = max_turns
-        if max_turns != DEFAULT_MAX_TURNS:
-            self.info = _info(max_turns)
-        super().__init__(num_players=num_players, render_mode=render_mode, reward=reward)
-        n = self.num_players
-        self._orders = [[(p + i) % n for i in range(n)] for p in range(n)]
-        self._seated = [1.0] * n + [0.0] * (MAX_PLAYERS - n)
-        self.state: QwirkleCardsGame
-
-    # ------------------------------------------------------------- layout
-    def _build_layout(self) -> ObservationLayout:
-        c = float(COPIES)
-        return ObservationLayout(
-            (
-                Field("hand", (NUM_KINDS,), "own cards per kind (played ones excluded)", high=c),
-                Field("table", (NUM_KINDS,), "cards on the table per kind", high=c),
-                Field("played", (NUM_KINDS,), "cards played so far this turn per kind", high=c),
-                Field("taken", (NUM_LINES,), "Qwirkles taken so far this turn per line", high=c),
-                Field(
-                    "qwirkles",
-                    (MAX_PLAYERS, NUM_LINES),
-                    "Qwirkles kept per player (observer first) and line; 0-padded",
-                    high=c,
-                ),
-                Field(
-                    "hand_sizes",
-                    (MAX_PLAYERS,),
-                    "cards in each hand, observer first; 0-padded",
-                    high=float(HAND_SIZE),
-                ),
-                Field("pile_size", (1,), "cards in the draw pile", high=float(MAX_PILE)),
-                Field(
-                    "unseen",
-                    (NUM_KINDS,),
-                    "copies of each kind the observer cannot see (other hands and pile)",
-                    high=c,
-                ),
-                Field("to_act", (MAX_PLAYERS,), "seat to act, one-hot, observer first"),
-                Field("seated", (MAX_PLAYERS,), "1 for each seat in play, observer first"),
-                Field("starter", (MAX_PLAYERS,), "the starting player, one-hot, observer first"),
-                Field("first_turn", (1,), "1 during the start row turn"),
-                Field("end_triggered", (1,), "1 once the pile ran out after a draw"),
-                Field(
-                    "turns_left",
-                    (1,),
-                    "turns still to play once the end is triggered, this one included",
-                    high=float(MAX_PLAYERS),
-                ),
-                Field("turn_progress", (1,), "turns played divided by max_turns"),
-            )
-        )
-
-    # -------------------------------------------------------------- state
-    def _new_state(self, rng: np.random.Generator) -> QwirkleCardsGame:
-        game_rng = np.random.default_rng(rng.integers(2**63))
-        return QwirkleCardsGame(self.num_players, game_rng, self.end_rule, self.max_turns)
-
-    def _current_player(self) -> int:
-        return self.state.to_move
-
-    # ------------------------------------------------------------ actions
-    def describe_action(self, action: int) -> str:
-        action = int(action)
-        if 0 <= action < TAKE:
-            return f"play {card_name(action)}"
-        if action < END_TURN:
-            line = action - TAKE
-            kind = "colour" if line < 6 else "symbol"
-            return f"take a Qwirkle of {kind} {line_name(line)}"
-        if action == END_TURN:
-            return "end the turn"
-        if action == CANNOT_PLAY:
-            return "cannot play: redraw (pass when the pile is empty)"
-        return f"action {action}"
-
-    def _legal_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        game = self.state
-        if game.over:
-            return mask
-        plays, takes, end = game.builder().legal()
-        if plays:
-            mask[plays] = 1
-        if takes:
-            mask[[TAKE + L for L in takes]] = 1
-        if end:
-            mask[END_TURN] = 1
-        if not plays and not takes and not end:
-            mask[CANNOT_PLAY] = 1
-        return mask
-
-    def _explain_illegal(self, action: int) -> str:
-        game = self.state
-        s = game.state
-        if action < TAKE:
-            if game.must_redraw():
-                return "no card can be played: the only legal action is the redraw (49)"
-            return game._why_not_play(action)
-        if action < END_TURN:
-            return game._why_not_take(action - TAKE)
-        if action == END_TURN:
-            if not any(s.played):
-                return "play at least one card before ending the turn"
-            return (
-                "the selection is not a legal turn yet (the table would not split into "
-                "valid rows, or the start row is incomplete or its Qwirkle not taken)"
-            )
-        return "the player can play a card; redraw/pass is only for a player who cannot"
-
-    def _apply(self, action: int) -> StepResult:
-        game = self.state
-        player = game.to_move
-        if action < TAKE:
-            game.play_card(action)
-            return StepResult()
-        if action < END_TURN:
-            points = game.take_qwirkle(action - TAKE)
-            return StepResult(points={player: float(points)})
-        if action == END_TURN:
-            game.end_turn()
-        else:
-            game.cannot_play()
-        status = game.status
-        return StepResult(game_over=status is Status.FINISHED, truncated=status is Status.TRUNCATED)
-
-    # -------------------------------------------------------- observation
-    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
-        game = self.state
-        s = game.state
-        order = self._orders[player]
-        mover = s.to_move
-        hand = s.hands[player]
-        played = s.played
-        if player == mover:
-            hand = [h - p for h, p in zip(hand, played, strict=True)]
-        views["hand"][:] = hand
-        views["table"][:] = s.table
-        views["played"][:] = played
-        views["taken"][:] = s.taken
-        q = views["qwirkles"]
-        seen = np.add(hand, s.table)
-        seen += played
-        for i, p in enumerate(order):
-            qp = s.qwirkles[p]
-            q[i] = qp
-            for line in range(NUM_LINES):
-                if qp[line]:
-                    seen[list(LINE_KINDS[line])] += qp[line]
-        sizes = views["hand_sizes"]
-        for i, p in enumerate(order):
-            sizes[i] = sum(s.hands[p]) - (sum(played) if p == mover else 0)
-        views["pile_size"][0] = len(s.pile)
-        views["unseen"][:] = COPIES - seen
-        n = s.num_players
-        views["to_act"][(mover - player) % n] = 1
-        views["seated"][:] = self._seated
-        views["starter"][(s.starter - player) % n] = 1
-        views["first_turn"][0] = s.first_turn
-        if s.turns_left is not None:
-            views["end_triggered"][0] = 1
-            views["turns_left"][0] = s.turns_left
-        views["turn_progress"][0] = min(1.0, s.turn_count / s.max_turns)
-
-    def _winners(self) -> list[int]:
-        return self.state.winners()
-
-    def final_scores(self) -> list[float]:
-        """Every seat's Qwirkles so far (the final scores once the game is over)."""
-        return [float(sum(q)) for q in self.state.state.qwirkles]
-
-    def _player_info(self, player: int) -> dict[str, Any]:
-        return {}
-
-    # ------------------------------------------------------ scripted agents
-    def public_view(self, agent: str) -> QwirkleCardsView:
-        player = self._agent_index[agent]
-        game = self.state
-        s = game.state
-        mover = s.to_move
-        hand = game.hand(player)
-        seen = [h + t + p for h, t, p in zip(hand, s.table, s.played, strict=True)]
-        for qs in s.qwirkles:
-            for line in range(NUM_LINES):
-                for k in LINE_KINDS[line]:
-                    seen[k] += qs[line]
-        return QwirkleCardsView(
-            player=player,
-            to_move=mover,
-            first_turn=s.first_turn,
-            hand=tuple(hand),
-            table=tuple(s.table),
-            played=tuple(s.played),
-            taken=tuple(s.taken),
-            qwirkles=tuple(tuple(q) for q in s.qwirkles),
-            hand_sizes=tuple(sum(game.hand(p)) for p in range(s.num_players)),
-            pile_size=len(s.pile),
-            unseen=tuple(COPIES - x for x in seen),
-            turns_left=s.turns_left,
-        )
-
-    def resample_hidden(self, agent: str, rng: np.random.Generator) -> None:
-        self.state.resample_hidden(self._agent_index[agent], rng)
-        self._mask = None
-
-    def dump(self) -> str:
-        """The whole position in the rules engine's text notation."""
-        return self.state.to_text()
-
-    # ------------------------------------------------------------ rendering
-    def _render_ansi(self, viewer: int) -> str:
-        from .qwirkle_cards.render import render_ansi
-
-        return render_ansi(self.state, viewer)
-
-    def _render_rgb(self) -> np.ndarray:
-        from .qwirkle_cards.render import render_rgb
-
-        viewer = self._agent_index.get(self.agent_selection, 0)
-        return render_rgb(self.state, viewer)
+        super().__init__(model, render_mode=render_mode, reward=reward)
 
 
 def env(**kwargs: Any) -> Any:
     """The Qwirkle Cards environment with PettingZoo's standard wrappers (see the module
     docstring for the arguments)."""
     return wrap(raw_env(**kwargs))
+
+
+__all__ = [
+    "CANNOT_PLAY",
+    "END_TURN",
+    "MAX_PILE",
+    "MAX_PLAYERS",
+    "MAX_QWIRKLES",
+    "NUM_ACTIONS",
+    "TAKE",
+    "QwirkleCardsView",
+    "env",
+    "raw_env",
+]

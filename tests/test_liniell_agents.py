@@ -43,10 +43,10 @@ def _best_turn_margin(game: Game) -> int:
 
 def _play_to(env, rng: np.random.Generator, steps: int) -> None:
     for _ in range(steps):
-        if env.state.is_over:
+        if env.game_state.game.is_over:
             return
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-    while not env.state.is_over and env.state.phase is not Phase.LAY:
+    while not env.game_state.game.is_over and env.game_state.game.phase is not Phase.LAY:
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
 
 
@@ -56,17 +56,17 @@ def test_greedy_plays_a_turn_of_the_best_margin(seed: int) -> None:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     _play_to(env, rng, int(rng.integers(0, 20)))
-    if env.state.is_over:
+    if env.game_state.game.is_over:
         pytest.skip("the random prefix ended the game")
-    player = env.state.current
-    expected = _best_turn_margin(env.state)
+    player = env.game_state.game.current
+    expected = _best_turn_margin(env.game_state.game)
     agent = LiniellGreedyAgent(np.random.default_rng(seed))
-    while not env.state.is_over and env.state.current == player:
+    while not env.game_state.game.is_over and env.game_state.game.current == player:
         agent_name = env.agent_selection
         env.step(agent.act(env.observe(agent_name), env.public_view(agent_name)))
-        if env.state.phase is Phase.LAY:
+        if env.game_state.game.phase is Phase.LAY:
             break
-    assert margin([s.points for s in env.state.scores()], player) == expected
+    assert margin([s.points for s in env.game_state.game.scores()], player) == expected
 
 
 def test_greedy_does_not_depend_on_the_stack_order() -> None:
@@ -98,13 +98,13 @@ def _game(seed: int, greedy_seat: int, players: int = 2) -> tuple[list[int], lis
         )
         for i in range(players)
     ]
-    while not env.state.is_over:
+    while not env.game_state.game.is_over:
         name = env.agent_selection
         obs = env.observe(name)
         action = agents[env.possible_agents.index(name)].act(obs, env.public_view(name))
         assert obs["action_mask"][action]
         env.step(action)
-    return env.state.winners(), [s.points for s in env.state.scores()]
+    return env.game_state.game.winners(), [s.points for s in env.game_state.game.scores()]
 
 
 def test_greedy_beats_random_clearly() -> None:

@@ -104,7 +104,7 @@ def _play(seed: int, players: int, check_masks: bool) -> tuple[list[int], raw_en
         if env.terminations[agent]:
             env.step(None)
             continue
-        game = env.state
+        game = env.game_state.game
         mask = env.observe(agent)["action_mask"]
         if check_masks:
             brute = _brute_lay_mask(game) if game.phase is Phase.LAY else _brute_occupy_mask(game)
@@ -113,7 +113,7 @@ def _play(seed: int, players: int, check_masks: bool) -> tuple[list[int], raw_en
         action = int(rng.choice(np.flatnonzero(mask)))
         actions.append(action)
         env.step(action)
-    final = env.state.scores()
+    final = env.game_state.game.scores()
     assert [totals[a] for a in env.possible_agents] == [float(s.points) for s in final]
     return actions, env
 
@@ -123,7 +123,7 @@ def _play(seed: int, players: int, check_masks: bool) -> tuple[list[int], raw_en
 def test_masks_match_brute_force_and_invariants_hold(seed: int, players: int) -> None:
     actions, env = _play(seed, players, check_masks=True)
     assert len(actions) <= env.info.max_game_length
-    assert env.state.is_over
+    assert env.game_state.game.is_over
 
 
 @settings(max_examples=10, deadline=None)
@@ -141,11 +141,11 @@ def test_clone_and_pickle_continue_identically(seed: int, steps: int) -> None:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        if env.state.is_over:
+        if env.game_state.game.is_over:
             break
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
     clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
-    while not env.state.is_over:
+    while not env.game_state.game.is_over:
         action = int(rng.choice(np.flatnonzero(env.action_mask())))
         for e in [env, *clones]:
             e.step(action)
@@ -160,7 +160,7 @@ def test_many_random_games_keep_the_invariants() -> None:
     early = 0
     for seed in range(150):
         _, env = _play(seed, 2 + seed % 3, check_masks=False)
-        early += env.state.ended_early
+        early += env.game_state.game.ended_early
     assert early < 15  # the rules reference's simulation: about 1.5% end early
 
 
@@ -170,7 +170,7 @@ def test_observation_matches_the_state_and_hides_only_the_stack_order() -> None:
     rng = np.random.default_rng(7)
     for _ in range(17):
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-    game = env.state
+    game = env.game_state.game
     for i, agent in enumerate(env.possible_agents):
         obs = env.observe(agent)["observation"]
         views = env.layout.decode(obs)
@@ -200,8 +200,8 @@ def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
         env = make("liniell_v0", raw=True, num_players=2 + seed % 3)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
-        while not env.state.is_over:
-            board = env.state.board
+        while not env.game_state.game.is_over:
+            board = env.game_state.game.board
             for i, agent in enumerate(env.possible_agents):
                 views = env.layout.decode(env.observe(agent)["observation"])
                 for cell in range(NUM_CELLS):
@@ -223,7 +223,7 @@ def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
                     assert route == board.line_score(board.lines.find(piece)).points
                     mine += route
                 assert mine == views["scores"][0]
-            mover = env.state.current
+            mover = env.game_state.game.current
             action = int(rng.choice(np.flatnonzero(env.action_mask())))
             if OCCUPY <= action < SKIP and (action - OCCUPY) % 3:
                 source = (action - OCCUPY) % 3
@@ -231,7 +231,9 @@ def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
                 cell = int(np.flatnonzero(views["own_pawns"][source - 1].reshape(-1))[0])
                 (piece,) = [p for p in board.pawns[mover] if p >= 0 and p >> 2 == cell]
                 env.step(action)
-                assert piece not in env.state.board.pawns[mover]  # that pawn was the one moved
+                assert (
+                    piece not in env.game_state.game.board.pawns[mover]
+                )  # that pawn was the one moved
                 moved_checked += 1
             else:
                 env.step(action)
@@ -244,9 +246,9 @@ def test_score_reward_sums_to_the_final_score_and_win_reward_follows_the_tie_bre
     env = make("liniell_v0", raw=True)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
-    while not env.state.is_over:
+    while not env.game_state.game.is_over:
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-    winners = env.state.winners()
+    winners = env.game_state.game.winners()
     for i, agent in enumerate(env.possible_agents):
         expected = 0.0 if len(winners) == 2 else (1.0 if i in winners else -1.0)
         assert env._cumulative_rewards[agent] == expected

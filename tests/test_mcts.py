@@ -13,7 +13,7 @@ import pytest
 
 from tabletop_rl.baselines.agents.mcts import MCTSAgent
 from tabletop_rl.baselines.arena import ArenaConfig, make_env, run_arena
-from tabletop_rl.baselines.simulator import Simulator, select_action
+from tabletop_rl.baselines.simulator import Playout, Simulator, select_action
 from tabletop_rl.envs import ConfigError, available_envs
 
 TESTS = Path(__file__).resolve().parent
@@ -25,15 +25,13 @@ TOY = "toy_games:raw_env"
 
 def _position(counter: int, hand: list[int], other: list[int]) -> toy_games.HiddenNimEnv:
     env = toy_games.raw_env(num_players=2)
-    env.reset(seed=0)
-    s = env.state
+    s = env.model.new_state(np.random.default_rng(0))
     pool = [v for v in toy_games.VALUES for _ in range(toy_games.COPIES)]
     for v in hand + other:
         pool.remove(v)
     s.update(counter=counter, hands=[sorted(hand), sorted(other)], stock=pool, player=0)
     s["played"] = [0, 0, 0]
-    env.agent_selection = "player_0"
-    env._mask = None
+    env.load_state(s)
     return env
 
 
@@ -102,13 +100,13 @@ def test_simulator_hides_the_real_game() -> None:
     sim = Simulator(env, "player_0")
     assert sim.public_view() == env.public_view("player_0")
     sample = sim.sample(np.random.default_rng(0))
-    assert sample is not env and sample.state is not env.state
+    assert sample.state is not env.game_state
     np.testing.assert_array_equal(
-        sample.observe("player_0")["observation"], env.observe("player_0")["observation"]
+        sample.observe(0)["observation"], env.observe("player_0")["observation"]
     )
-    before = copy.deepcopy(env.state)
+    before = copy.deepcopy(env.game_state)
     sample.step(int(np.flatnonzero(sample.action_mask())[0]))
-    assert env.state == before
+    assert env.game_state == before
 
 
 @pytest.mark.parametrize("env_name", [*available_envs(), TOY])
@@ -145,12 +143,13 @@ def test_cut_rollouts_are_judged_by_score() -> None:
     from tabletop_rl.baselines.agents.mcts import _judge_unfinished
 
     env = _position(counter=9, hand=[1, 2], other=[3, 3])
-    env.state["scores"] = [5, 3]
-    assert _judge_unfinished(env, None) == [1.0, 0.0]
-    fair = _judge_unfinished(env, 2.0)
+    game = Playout(env.model, env.game_state)
+    env.game_state["scores"] = [5, 3]
+    assert _judge_unfinished(game, None) == [1.0, 0.0]
+    fair = _judge_unfinished(game, 2.0)
     assert fair[0] == pytest.approx(1 / (1 + np.exp(-1))) and fair[0] + fair[1] == pytest.approx(1)
-    env.state["scores"] = [4, 4]
-    assert _judge_unfinished(env, None) == [0.5, 0.5]
+    env.game_state["scores"] = [4, 4]
+    assert _judge_unfinished(game, None) == [0.5, 0.5]
     agent = MCTSAgent(np.random.default_rng(0), simulations=20, rollout_turns=1, margin_scale=3)
     assert env.action_mask()[select_action(agent, env)]
 
@@ -166,9 +165,9 @@ def _play_greedy_turns(env_name: str, seed: int, turns: int) -> object:
     done = 0
     while done < turns:
         name = env.agent_selection
-        player = env._current_player()
+        player = env.current_player()
         env.step(greedy.act(env.observe(name), env.public_view(name)))
-        done += env._current_player() != player
+        done += env.current_player() != player
     return env
 
 
@@ -177,14 +176,14 @@ def _sub_action_turns(env: object, key_of_end: object) -> set:
     keys ``key_of_end(env_before_end, action)`` gives; partial turns are visited once."""
     found: set = set()
     seen: set = set()
-    player = env._current_player()
+    player = env.current_player()
 
     def walk(state: object) -> None:
         for action in np.flatnonzero(state.action_mask()):
             nxt = copy.deepcopy(state)
             key = key_of_end(nxt, int(action))
             nxt.step(int(action))
-            if nxt._current_player() != player or any(nxt.terminations.values()):
+            if nxt.current_player() != player or any(nxt.terminations.values()):
                 found.add(key)
                 continue
             progress = key  # a partial turn: what is down so far
@@ -198,20 +197,21 @@ def _sub_action_turns(env: object, key_of_end: object) -> set:
 
 
 def _qwirkle_key(env: object, action: int) -> object:
-    end = env._end
-    hand = env.state.hand
-    if action <= end:  # a placement (then the partial move) or the end of the turn
-        placed = {(r, c, hand[s]) for r, c, s in env._order}
-        if action < end:
-            slot, cell = divmod(action, env._cells)
-            wr, wc = divmod(cell, env.window)
-            r, c = env._board_cell(wr, wc)
-            placed.add((r, c, hand[slot]))
+    from tabletop_rl.envs.qwirkle.actions import EndTurn, Exchange, Pass, Place
+
+    st = env.game_state
+    hand = st.game.hand
+    move = env.model.codec.decode(action)
+    if isinstance(move, Place | EndTurn):  # a placement (then the partial move) or the end
+        placed = {(r, c, hand[s]) for r, c, s in st.turn.order}
+        if isinstance(move, Place):
+            r, c = st.origin[0] + move.row, st.origin[1] + move.col
+            placed.add((r, c, hand[move.slot]))
         return ("move", frozenset(placed))
-    if action == env._pass:
+    if isinstance(move, Pass):
         return ("pass",)
-    m = action - end
-    return ("exchange", tuple(sorted(hand[s] for s in range(len(hand)) if m >> s & 1)))
+    assert isinstance(move, Exchange)
+    return ("exchange", tuple(sorted(hand[s] for s in move.slots)))
 
 
 @pytest.mark.parametrize("turns", [0, 3, 8])
@@ -237,7 +237,7 @@ def _cards_key(env: object, action: int) -> object:
     from tabletop_rl.envs.qwirkle_cards.turns import Turn
     from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE
 
-    s = env.state.state
+    s = env.game_state.state
     played, taken = list(s.played), list(s.taken)
     if action == CANNOT_PLAY:
         return "cannot_play"
@@ -285,9 +285,9 @@ def test_the_chosen_turn_is_played_out_with_legal_actions(env_name: str) -> None
         if any(env.terminations.values()) or planned >= 3:
             break
         if name == "player_0":
-            start = env._current_player()
+            start = env.current_player()
             emitted = []
-            while env.agent_selection == name and env._current_player() == start:
+            while env.agent_selection == name and env.current_player() == start:
                 emitted.append(select_action(agent, env, env_name=env_name))  # checks the mask
                 env.step(emitted[-1])
                 if any(env.terminations.values()):
@@ -304,7 +304,7 @@ def test_a_turn_started_by_someone_else_is_finished_legally() -> None:
     env = _play_greedy_turns("qwirkle_v0", seed=4, turns=3)
     name = env.agent_selection
     mask = env.action_mask()
-    env.step(int(np.flatnonzero(mask[: env._end])[0]))  # one tile laid, not by the agent
+    env.step(int(np.flatnonzero(mask[: env.model.codec.end])[0]))  # one tile laid, not by the agent
     agent = _turn_agent("qwirkle_v0")
     assert env.action_mask()[select_action(agent, env, env_name="qwirkle_v0")]
     assert env.agent_selection == name

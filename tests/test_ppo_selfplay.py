@@ -14,12 +14,19 @@ from tabletop_rl.baselines.ppo.networks import build_network  # noqa: E402
 from tabletop_rl.baselines.ppo.ppo import compute_gae  # noqa: E402
 from tabletop_rl.baselines.ppo.rollout import GameOver, GameSetup, GameSlot, VecGames  # noqa: E402
 from tabletop_rl.baselines.ppo.selfplay import SelfPlayCollector  # noqa: E402
-from tabletop_rl.envs.core.aec import StepResult, TabletopAECEnv  # noqa: E402
+from tabletop_rl.envs.core.aec import TabletopAECEnv  # noqa: E402
 from tabletop_rl.envs.core.game_info import GameInfo  # noqa: E402
+from tabletop_rl.envs.core.model import (  # noqa: E402
+    Ending,
+    GameModel,
+    IndexCodec,
+    Outcome,
+    StepResult,
+)
 from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: E402
 
 
-class RelayGame(TabletopAECEnv):
+class RelayModel(GameModel[dict[str, int], int]):
     """Seats alternate 0, 1, 0, 1; each turn exactly one action (the turn number) is legal.
 
     Seat 1's last move ends the game and seat 0 — who moved *earlier* — wins, so its terminal
@@ -27,47 +34,78 @@ class RelayGame(TabletopAECEnv):
     """
 
     info = GameInfo("relay", 2, 2, 2, 4, 4, True, False, reward_modes=("win",))
+    truncate = False
+    """End by truncation after the fourth move instead of a win for seat 0."""
 
-    def _build_layout(self) -> ObservationLayout:
-        return ObservationLayout(
+    def __init__(self, num_players: int = 2) -> None:
+        self.num_players = 2
+        self.codec = IndexCodec(4)
+        self.layout = ObservationLayout(
             (Field("seat", (2,), "one-hot observer"), Field("turn", (4,), "one-hot turn"))
         )
 
-    def _new_state(self, rng: np.random.Generator) -> dict[str, int]:
+    def new_state(self, rng: np.random.Generator) -> dict[str, int]:
         return {"turn": 0}
 
-    def _current_player(self) -> int:
-        return self.state["turn"] % 2
+    def current_player(self, state: dict[str, int]) -> int:
+        return state["turn"] % 2
 
-    def _legal_mask(self) -> np.ndarray:
+    def legal_mask(self, state: dict[str, int]) -> np.ndarray:
         mask = np.zeros(4, dtype=np.int8)
-        mask[self.state["turn"]] = 1
+        if state["turn"] < 4:
+            mask[state["turn"]] = 1
         return mask
 
-    def _apply(self, action: int) -> StepResult:
-        self.state["turn"] += 1
-        return StepResult(game_over=self.state["turn"] == 4)
+    def step(self, state: dict[str, int], action: int) -> StepResult:
+        state["turn"] += 1
+        end = state["turn"] == 4
+        return StepResult(game_over=end and not self.truncate, truncated=end and self.truncate)
 
-    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
+    def is_over(self, state: dict[str, int]) -> bool:
+        return state["turn"] == 4
+
+    def outcome(self, state: dict[str, int]) -> Outcome | None:
+        if state["turn"] < 4:
+            return None
+        if self.truncate:
+            return Outcome(Ending.TRUNCATED, (), (0.0, 0.0))
+        return Outcome(Ending.FINISHED, (0,), (0.0, 0.0))
+
+    def observe(
+        self, state: dict[str, int], player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        out = self.layout.zeros() if out is None else out
+        out[:] = 0
+        views = self.layout.views(out)
         views["seat"][player] = 1.0
-        views["turn"][min(self.state["turn"], 3)] = 1.0
+        views["turn"][min(state["turn"], 3)] = 1.0
+        return out
 
-    def _winners(self) -> list[int]:
-        return [0]
-
-    def _explain_illegal(self, action: int) -> str:
+    def explain_illegal(self, state: dict[str, int], action: int) -> str:
         return "not this turn's action"
 
-    def public_view(self, agent: str) -> Any:
+    def public_view(self, state: dict[str, int], player: int) -> Any:
         return None
 
 
-class CutRelayGame(RelayGame):
-    """:class:`RelayGame` cut by a turn limit after the fourth move (truncated, no winner)."""
+class CutRelayModel(RelayModel):
+    """:class:`RelayModel` cut by a turn limit after the fourth move (truncated, no winner)."""
 
-    def _apply(self, action: int) -> StepResult:
-        self.state["turn"] += 1
-        return StepResult(truncated=self.state["turn"] == 4)
+    truncate = True
+
+
+class RelayGame(TabletopAECEnv):
+    info = RelayModel.info
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None) -> None:
+        super().__init__(RelayModel(), render_mode=render_mode)
+
+
+class CutRelayGame(TabletopAECEnv):
+    info = RelayModel.info
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None) -> None:
+        super().__init__(CutRelayModel(), render_mode=render_mode)
 
 
 ENV = f"{__name__}:RelayGame"

@@ -30,7 +30,7 @@ def play(seed: int, greedy_seat: int) -> tuple[list[int], list[int]]:
         action = agents[agent].act(env.observe(agent), env.public_view(agent))
         assert env.action_mask()[action]
         env.step(action)
-    return env.state.qwirkle_counts(), env.state.winners()
+    return env.game_state.qwirkle_counts(), env.game_state.winners()
 
 
 def test_greedy_is_registered() -> None:
@@ -55,12 +55,14 @@ def test_best_turn_is_the_best_legal_turn() -> None:
     for seed in range(30):
         env.reset(seed=seed)
         for _ in range(int(rng.integers(10, 40))):
-            if env.state.over:
+            if env.game_state.over:
                 break
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-        while (any(env.state.state.played) or any(env.state.state.taken)) and not env.state.over:
+        while (
+            any(env.game_state.state.played) or any(env.game_state.state.taken)
+        ) and not env.game_state.over:
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-        game = env.state
+        game = env.game_state
         if game.over or game.first_turn:
             continue
         # cut the mover's hand to 5 cards (the rest onto the pile) so brute force is quick

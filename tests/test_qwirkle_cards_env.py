@@ -34,7 +34,7 @@ def play_random(env: raw_env, rng: np.random.Generator, check) -> int:  # type: 
 
 
 def conserved_and_valid(env: raw_env) -> None:
-    game = env.state
+    game = env.game_state
     assert game.card_total() == TOTAL_CARDS
     assert is_valid_table(game.state.table)  # between turns and mid-turn alike
     assert all(min(h) >= 0 for h in game.state.hands)
@@ -46,7 +46,7 @@ def test_random_playouts_conserve_cards_and_end(seed: int, players: int) -> None
     env = raw_env(num_players=players)
     env.reset(seed=seed)
     steps = play_random(env, np.random.default_rng(seed), conserved_and_valid)
-    assert env.state.over and steps <= env.info.max_game_length
+    assert env.game_state.over and steps <= env.info.max_game_length
 
 
 def test_mask_rules() -> None:
@@ -60,7 +60,7 @@ def test_mask_rules() -> None:
             if any(env.truncations.values()):
                 break
             mask = env.action_mask()
-            game = env.state
+            game = env.game_state
             if mask[CANNOT_PLAY]:
                 assert mask.sum() == 1 and not game.legal_turns()
                 redraws += 1
@@ -83,7 +83,7 @@ def test_mask_rules() -> None:
 def walk_turns(e: raw_env, reached: set[tuple], visited: set[tuple]) -> None:
     """Add to ``reached`` every (played, taken) ending a turn reachable from ``e`` by legal
     sub-actions; every state visited must have a legal action."""
-    s = e.state.state
+    s = e.game_state.state
     key = (tuple(s.played), tuple(s.taken))
     if key in visited:  # the same selection reached in another order
         return
@@ -111,19 +111,23 @@ def test_turns_reachable_through_masks_equal_the_engines_legal_turns() -> None:
         rng = np.random.default_rng(seed)
         for _ in range(int(rng.integers(15, 60))):
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-        while any(env.state.state.played) or any(env.state.state.taken) or env.state.first_turn:
+        while (
+            any(env.game_state.state.played)
+            or any(env.game_state.state.taken)
+            or env.game_state.first_turn
+        ):
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-        assert not env.state.over
-        s = env.state.state
+        assert not env.game_state.over
+        s = env.game_state.state
         hand = s.hands[s.to_move]
         kinds = [k for k in range(len(hand)) for _ in range(hand[k])]
         for k in rng.permutation(kinds)[5:]:
             hand[int(k)] -= 1
             s.pile.append(int(k))
-        env.state._builder = None
+        env.game_state._builder = None
         env._mask = None
-        assert env.state.card_total() == TOTAL_CARDS
-        expected = {(t.played, t.taken) for t in env.state.legal_turns()}
+        assert env.game_state.card_total() == TOTAL_CARDS
+        expected = {(t.played, t.taken) for t in env.game_state.legal_turns()}
         reached: set[tuple] = set()
         walk_turns(env, reached, set())
         assert reached == expected
@@ -138,7 +142,7 @@ def test_observation_hides_other_hands_and_the_pile() -> None:
     for seed in range(4):
         env.reset(seed=seed)
         for step in range(60):
-            if not env.agents or env.state.over:
+            if not env.agents or env.game_state.over:
                 break
             if step % 7 == 3:
                 for agent in env.possible_agents:
@@ -150,7 +154,7 @@ def test_observation_hides_other_hands_and_the_pile() -> None:
                     assert np.array_equal(before["observation"], after["observation"])
                     assert np.array_equal(before["action_mask"], after["action_mask"])
                     assert clone.public_view(agent) == view
-                    assert clone.state.card_total() == TOTAL_CARDS
+                    assert clone.game_state.card_total() == TOTAL_CARDS
                     assert clone.action_mask().any()  # the mover can still finish the turn
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
 
@@ -162,16 +166,16 @@ def test_resampling_mid_turn_keeps_the_turn_completable() -> None:
     checked = 0
     for seed in range(12):
         env.reset(seed=seed)
-        while env.agents and not env.state.over:
-            s = env.state.state
+        while env.agents and not env.game_state.over:
+            s = env.game_state.state
             if any(s.played) or any(s.taken):
                 other = env.possible_agents[1 - s.to_move]
                 for r in range(5):
                     clone = copy.deepcopy(env)
                     clone.resample_hidden(other, np.random.default_rng(r))
                     assert clone.action_mask().any()
-                    assert clone.state.state.played == s.played
-                    assert clone.state.card_total() == TOTAL_CARDS
+                    assert clone.game_state.state.played == s.played
+                    assert clone.game_state.card_total() == TOTAL_CARDS
                 checked += 1
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
             if checked > 40:
@@ -184,7 +188,7 @@ def test_observation_fields() -> None:
     env.reset(seed=5)
     agent = env.agent_selection
     obs = env.layout.decode(env.observe(agent)["observation"])
-    game = env.state
+    game = env.game_state
     player = env.possible_agents.index(agent)
     assert obs["hand"].tolist() == list(game.state.hands[player])
     assert obs["first_turn"][0] == 1 and obs["to_act"][0] == 1 and obs["starter"][0] == 1
@@ -213,7 +217,7 @@ def test_score_reward_counts_qwirkles() -> None:
             legal = np.flatnonzero(mask)
             takes = legal[(legal >= TAKE) & (legal < END_TURN)]
             env.step(int(takes[0]) if takes.size else int(rng.choice(legal)))
-        counts = env.state.qwirkle_counts()
+        counts = env.game_state.qwirkle_counts()
         assert [totals[a] for a in env.possible_agents] == counts
 
 
@@ -222,7 +226,7 @@ def test_end_rule_and_turn_limit_options() -> None:
     env.reset(seed=0)
     assert env.info.max_game_length == 10 * 4 + 18
     play_random(env, np.random.default_rng(0), lambda e: None)
-    assert env.state.status is Status.TRUNCATED and env.state.turn_count == 4
+    assert env.game_state.status is Status.TRUNCATED and env.game_state.turn_count == 4
     with pytest.raises(ConfigError, match="end_rule='english' is unknown"):
         raw_env(end_rule="english")
     with pytest.raises(ConfigError, match="max_turns"):
@@ -237,7 +241,7 @@ def test_clone_and_pickle_mid_turn() -> None:
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
     clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     for _ in range(40):
-        if not env.agents or env.state.over:
+        if not env.agents or env.game_state.over:
             break
         a = int(rng.choice(np.flatnonzero(env.action_mask())))
         for e in (env, *clones):

@@ -30,28 +30,29 @@ def random_steps(env: qwirkle_v0.raw_env, rng: np.random.Generator, steps: int) 
 def reachable_turns(env: qwirkle_v0.raw_env) -> set[frozenset]:
     """Every complete turn reachable through the masks from the current (turn-start) state."""
     env = copy.deepcopy(env)
-    hand = env.state.hand
+    hand = env.game_state.game.hand
     found: set[frozenset] = set()
     seen: set[frozenset] = set()
 
     def dfs() -> None:
-        key = frozenset(env._pending.items())
+        key = frozenset(env.game_state.turn.pending.items())
         if key in seen:
             return
         seen.add(key)
-        mask = env._legal_mask()
-        if env._pending and not env.state.first_turn:
+        mask = env.model.legal_mask(env.game_state)
+        end = env.model.codec.end
+        if env.game_state.turn.pending and not env.game_state.game.first_turn:
             # every sequence of legal sub-actions can end here, in a legal move
-            assert mask[env._end] == 1
-        if mask[env._end]:
-            move = [(r, c, hand[s]) for r, c, s in env._order]
-            assert env.state.explain_move(move) is None
+            assert mask[end] == 1
+        if mask[end]:
+            move = [(r, c, hand[s]) for r, c, s in env.game_state.turn.order]
+            assert env.game_state.game.explain_move(move) is None
             found.add(key)
-        for action in np.flatnonzero(mask[: env._end]):
-            saved = (dict(env._pending), list(env._order), env._used)
-            env._apply(int(action))
+        for action in np.flatnonzero(mask[:end]):
+            saved = env.game_state.turn.copy()
+            env.model.step(env.game_state, int(action))  # a placement changes only the turn
             dfs()
-            env._pending, env._order, env._used = saved
+            env.game_state.turn = saved
 
     dfs()
     return found
@@ -61,9 +62,11 @@ def test_first_turn_masks_give_exactly_the_start_rows() -> None:
     for seed in range(4):
         env = qwirkle_v0.raw_env()
         env.reset(seed=seed)
-        state = env.state
+        state = env.game_state.game
         mask = env.action_mask()
-        assert not mask[env._end :].any(), "no exchange, pass or end turn before the start row"
+        assert not mask[env.model.codec.end :].any(), (
+            "no exchange, pass or end turn before the start row"
+        )
         expected = {frozenset(((r, c), t) for r, c, t in m) for m in first_turn_moves(state.hand)}
         assert reachable_turns(env) == expected
 
@@ -76,51 +79,53 @@ def test_masks_reach_exactly_the_legal_moves(seed: int, steps: int) -> None:
     rng = np.random.default_rng(seed)
     random_steps(env, rng, steps)
     # finish the turn in progress so that the comparison starts at a turn start
-    while env.agents and env._pending:
+    while env.agents and env.game_state.turn.pending:
         mask = env.action_mask()
-        env.step(env._end if mask[env._end] else int(np.flatnonzero(mask)[0]))
-    if not env.agents or env.terminations[env.agent_selection] or env.state.first_turn:
+        env.step(env.model.codec.end if mask[env.model.codec.end] else int(np.flatnonzero(mask)[0]))
+    if not env.agents or env.terminations[env.agent_selection] or env.game_state.game.first_turn:
         return
-    state = env.state
+    state = env.game_state.game
     assert env.lost_moves() == 0
     expected = oracle_moves(state.board, state.hand)
     assert reachable_turns(env) == expected
     mask = env.action_mask()
-    assert bool(mask[env._end + 1 : env._pass].any()) == (state.max_exchange() > 0)
-    assert bool(mask[env._pass]) == state.must_pass()
+    assert bool(mask[env.model.codec.end + 1 : env.model.codec.pass_action].any()) == (
+        state.max_exchange() > 0
+    )
+    assert bool(mask[env.model.codec.pass_action]) == state.must_pass()
 
 
 def test_exchange_mask_follows_the_bag() -> None:
     env = qwirkle_v0.raw_env()
     env.reset(seed=2)
     env.step(int(np.flatnonzero(env.action_mask())[0]))
-    while env._pending or env.state.first_turn:
+    while env.game_state.turn.pending or env.game_state.game.first_turn:
         env.step(int(np.flatnonzero(env.action_mask())[-1]))
-    state = env.state
+    state = env.game_state.game
     state.bag = state.bag[:2]
-    env._mask = None
-    ex = env.action_mask()[env._end + 1 : env._pass]
+    codec = env.model.codec
+    ex = env.model.legal_mask(env.game_state)[codec.end + 1 : codec.pass_action]
     sizes = [bin(m).count("1") for m in range(1, 64)]
     assert [bool(x) for x in ex] == [n <= 2 for n in sizes]
     with pytest.raises(IllegalActionError, match="cannot exchange 3 tiles .* at most 2"):
-        env.step(env._end + 0b111)
-    env.step(env._end + 0b11)
-    assert len(env.state.bag) == 2
+        env.step(env.model.codec.end + 0b111)
+    env.step(env.model.codec.end + 0b11)
+    assert len(env.game_state.game.bag) == 2
 
 
 def test_no_exchange_after_laying_a_tile() -> None:
     env = qwirkle_v0.raw_env()
     env.reset(seed=5)
     random_steps(env, np.random.default_rng(0), 12)
-    while not env._pending:
-        placements = np.flatnonzero(env.action_mask()[: env._end])
+    while not env.game_state.turn.pending:
+        placements = np.flatnonzero(env.action_mask()[: env.model.codec.end])
         if placements.size:
             env.step(int(placements[0]))
         else:
             env.step(int(np.flatnonzero(env.action_mask())[0]))
-    assert not env.action_mask()[env._end + 1 :].any()
+    assert not env.action_mask()[env.model.codec.end + 1 :].any()
     with pytest.raises(IllegalActionError, match="exchange only at the start of a turn"):
-        env.step(env._end + 1)
+        env.step(env.model.codec.end + 1)
 
 
 def _play(env: qwirkle_v0.raw_env, rng: np.random.Generator, check) -> None:
@@ -142,7 +147,7 @@ def test_tiles_conserved_and_hidden_information_never_shows(seed: int, players: 
     step = [0]
 
     def check(env: qwirkle_v0.raw_env) -> None:
-        count = env.state.tile_count()
+        count = env.game_state.game.tile_count()
         assert sum(count.values()) == 108
         step[0] += 1
         if step[0] % 41:
@@ -151,16 +156,16 @@ def test_tiles_conserved_and_hidden_information_never_shows(seed: int, players: 
         for agent in env.possible_agents:
             clone = copy.deepcopy(env)
             clone.resample_hidden(agent, np.random.default_rng(step[0]))
-            assert sum(clone.state.tile_count().values()) == 108
+            assert sum(clone.game_state.game.tile_count().values()) == 108
             after = clone.observe(agent)["observation"]
             assert np.array_equal(after, before[agent]), f"{agent}'s observation changed"
             assert (
-                clone.state.hands[env._agent_index[agent]]
-                == env.state.hands[env._agent_index[agent]]
+                clone.game_state.game.hands[env.possible_agents.index(agent)]
+                == env.game_state.game.hands[env.possible_agents.index(agent)]
             )
 
     _play(env, rng, check)
-    assert env.state.finished
+    assert env.game_state.game.finished
 
 
 def test_observation_fields_say_what_the_player_sees() -> None:
@@ -168,10 +173,10 @@ def test_observation_fields_say_what_the_player_sees() -> None:
     env.reset(seed=4)
     random_steps(env, np.random.default_rng(1), 25)
     agent = env.agent_selection
-    player = env._agent_index[agent]
+    player = env.possible_agents.index(agent)
     view = env.layout.decode(env.observe(agent)["observation"])
-    state = env.state
-    hand = [t for s, t in enumerate(state.hand) if not env._used >> s & 1]
+    state = env.game_state.game
+    hand = [t for s, t in enumerate(state.hand) if not env.game_state.turn.used >> s & 1]
     assert view["hand_colour"].sum() == len(hand)
     assert view["scores"][:3].tolist() == [state.scores[(player + i) % 3] for i in range(3)]
     assert view["seated"].tolist() == [1, 1, 1, 0]
@@ -182,8 +187,8 @@ def test_observation_fields_say_what_the_player_sees() -> None:
         len(h) for p, h in enumerate(state.hands) if p != player
     )
     board = view["board"]
-    assert board[12].sum() == len(state.board) + len(env._pending)
-    assert board[13].sum() == len(env._pending)
+    assert board[12].sum() == len(state.board) + len(env.game_state.turn.pending)
+    assert board[13].sum() == len(env.game_state.turn.pending)
     assert (board[:6].sum(axis=0) == board[12]).all() and (
         board[6:12].sum(axis=0) == board[12]
     ).all()
@@ -195,11 +200,11 @@ def test_public_view_holds_no_hidden_information() -> None:
     random_steps(env, np.random.default_rng(3), 10)
     other = next(a for a in env.possible_agents if a != env.agent_selection)
     view = env.public_view(other)
-    assert view.hand == tuple(env.state.hands[env._agent_index[other]])
-    assert view.bag_size == len(env.state.bag)
+    assert view.hand == tuple(env.game_state.game.hands[env.possible_agents.index(other)])
+    assert view.bag_size == len(env.game_state.game.bag)
     text = repr(view)
     assert "bag=" not in text and "hands=" not in text
-    assert sum(view.unseen) == len(env.state.bag) + len(env.state.hand)
+    assert sum(view.unseen) == len(env.game_state.game.bag) + len(env.game_state.game.hand)
 
 
 def test_same_seed_same_trajectory_and_clones_continue_alike() -> None:
@@ -221,8 +226,8 @@ def test_same_seed_same_trajectory_and_clones_continue_alike() -> None:
     env = qwirkle_v0.raw_env()
     env.reset(seed=12)
     random_steps(env, np.random.default_rng(5), 40)
-    if not env._pending:  # lay a tile so that the copies are made mid-turn
-        env.step(int(np.flatnonzero(env.action_mask()[: env._end])[0]))
+    if not env.game_state.turn.pending:  # lay a tile so that the copies are made mid-turn
+        env.step(int(np.flatnonzero(env.action_mask()[: env.model.codec.end])[0]))
     copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     originals = trajectory(copy.deepcopy(env))
     assert all(trajectory(c) == originals for c in copies)
@@ -241,7 +246,7 @@ def test_score_rewards_add_up_to_the_scores() -> None:
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
-    assert [totals[a] for a in env.possible_agents] == env.state.scores
+    assert [totals[a] for a in env.possible_agents] == env.game_state.game.scores
 
 
 def test_turn_limit_truncates_with_zero_reward() -> None:
@@ -253,7 +258,7 @@ def test_turn_limit_truncates_with_zero_reward() -> None:
     while not any(env.truncations.values()):
         env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
         steps += 1
-    assert env.state.turns == 4 and steps <= 28
+    assert env.game_state.game.turns == 4 and steps <= 28
     assert all(r == 0 for r in env.rewards.values())
 
 
@@ -262,10 +267,12 @@ def test_small_window_counts_the_moves_it_hides() -> None:
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     lost_seen = 0
-    while env.agents and not env.terminations[env.agent_selection] and env.state.turns < 150:
-        if not env._pending and not env.state.first_turn:
-            state = env.state
-            o0, o1 = env._origin
+    while (
+        env.agents and not env.terminations[env.agent_selection] and env.game_state.game.turns < 150
+    ):
+        if not env.game_state.turn.pending and not env.game_state.game.first_turn:
+            state = env.game_state.game
+            o0, o1 = env.game_state.origin
             hidden = sum(
                 1
                 for m in legal_moves(state.board, state.hand)
@@ -274,7 +281,7 @@ def test_small_window_counts_the_moves_it_hides() -> None:
             assert env.lost_moves() == hidden
             lost_seen += hidden
         mask = env.action_mask()
-        placements = np.flatnonzero(mask[: env._end])
+        placements = np.flatnonzero(mask[: env.model.codec.end])
         action = placements[0] if placements.size and rng.random() < 0.8 else None
         env.step(int(action) if action is not None else int(rng.choice(np.flatnonzero(mask))))
     total = sum(env.infos[a]["lost_moves"] for a in env.possible_agents)
@@ -297,9 +304,9 @@ def test_illegal_actions_say_why() -> None:
     with pytest.raises(IllegalActionError, match="start row is one largest set"):
         env.step(0)
     with pytest.raises(IllegalActionError, match="ending the turn needs at least one tile"):
-        env.step(env._end)
+        env.step(env.model.codec.end)
     with pytest.raises(IllegalActionError, match="pass only when"):
-        env.step(env._pass)
+        env.step(env.model.codec.pass_action)
 
 
 def test_renders() -> None:
@@ -314,7 +321,7 @@ def test_renders() -> None:
     assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 6
     dump = env.dump()
     assert "window: 39x39 from board cell" in dump and "player 1: score" in dump
-    if env._order:
+    if env.game_state.turn.order:
         assert "laid this turn so far: slot" in dump
 
 
@@ -324,21 +331,23 @@ def test_incremental_window_planes_match_a_rebuild() -> None:
     rng = np.random.default_rng(9)
     origins = set()
     checked = 0
-    while env.agents and not env.terminations[env.agent_selection] and env.state.turns < 120:
-        if not env._pending and env._fit_cache is not None:
-            cached = env._fit_cache.copy()
-            env._fit_cache = None
-            assert np.array_equal(cached, env._fit_planes())
-            planes = np.zeros_like(env._planes)
-            for (r, c), t in env.state.board.items():
-                wr, wc = r - env._origin[0], c - env._origin[1]
+    while (
+        env.agents and not env.terminations[env.agent_selection] and env.game_state.game.turns < 120
+    ):
+        if not env.game_state.turn.pending and env.game_state.fit_cache is not None:
+            cached = env.game_state.fit_cache.copy()
+            env.game_state.fit_cache = None
+            assert np.array_equal(cached, env.model.fit_planes(env.game_state))
+            planes = np.zeros_like(env.game_state.planes)
+            for (r, c), t in env.game_state.game.board.items():
+                wr, wc = r - env.game_state.origin[0], c - env.game_state.origin[1]
                 if 0 <= wr < 21 and 0 <= wc < 21:
                     planes[[t // 6, 6 + t % 6, 12], wr, wc] = 1
-            assert np.array_equal(planes, env._planes)
+            assert np.array_equal(planes, env.game_state.planes)
             checked += 1
-        origins.add(env._origin)
+        origins.add(env.game_state.origin)
         mask = env.action_mask()
-        placements = np.flatnonzero(mask[: env._end])
+        placements = np.flatnonzero(mask[: env.model.codec.end])
         if placements.size and rng.random() < 0.7:
             env.step(int(rng.choice(placements)))
         else:

@@ -29,19 +29,24 @@ def play(seed: int, kinds: str, check: bool = False) -> tuple[list[int], qwirkle
             env.step(None)
             continue
         player = env._agent_index[agent]
-        state = env.state
+        state = env.game_state.game
         best = None
-        if check and kinds[player] == "g" and not env._pending and not state.first_turn:
+        if (
+            check
+            and kinds[player] == "g"
+            and not env.game_state.turn.pending
+            and not state.first_turn
+        ):
             moves = legal_moves(state.board, state.hand)
             best = max((state.board.score(m) for m in moves), default=0)
             before = state.scores[player]
         env.step(agents[player].act(env.observe(agent), env.public_view(agent)))
         if best is not None:
-            while env._pending:
+            while env.game_state.turn.pending:
                 env.step(agents[player].act(env.observe(agent), env.public_view(agent)))
             bonus = 6 if state.end_bonus_player == player else 0
             assert state.scores[player] - before - bonus == best
-    return env.state.scores, env
+    return env.game_state.game.scores, env
 
 
 def test_greedy_beats_random() -> None:
@@ -62,7 +67,7 @@ def test_greedy_self_play_scores_like_a_greedy_player() -> None:
 
 def test_greedy_in_a_four_player_game_ends() -> None:
     scores, env = play(1, "grgr")
-    assert env.state.finished and len(scores) == 4
+    assert env.game_state.game.finished and len(scores) == 4
 
 
 def test_greedy_turns_score_the_best_legal_move() -> None:

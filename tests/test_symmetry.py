@@ -83,12 +83,12 @@ def test_transformed_qwirkle_positions_obey_the_rules(seed: int) -> None:
         ]
         sym = env.symmetries()
         w = env.window
-        r0, c0 = env._origin
+        r0, c0 = env.game_state.origin
         for g in range(len(sym)):
             real_cell = _cell_maps(env, sym)[g]
             shown = {int(c): x for x, c in enumerate(real_cell)}  # real cell -> transformed
             tiles = {}
-            for (br, bc), tile in env.state.board.items():
+            for (br, bc), tile in env.game_state.game.board.items():
                 x = shown[(br - r0) * w + (bc - c0)]
                 tiles[(r0 + x // w, c0 + x % w)] = tile
             board = Board(tiles)

@@ -17,8 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core.aec import StepResult, TabletopAECEnv
+from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.core.game_info import GameInfo
+from tabletop_rl.envs.core.model import (
+    Ending,
+    GameModel,
+    IndexCodec,
+    Outcome,
+    StepResult,
+    check_num_players,
+)
 from tabletop_rl.envs.core.observation import Field, ObservationLayout
 
 VALUES = (1, 2, 3)
@@ -26,23 +34,26 @@ COPIES = 4
 HAND = 2
 START = 11
 PASS = 3
+INFO = GameInfo(
+    name="toy_nim_v0",
+    min_players=2,
+    max_players=4,
+    default_players=2,
+    num_actions=4,
+    max_game_length=40,
+    perfect_information=False,
+    chance=True,
+)
+State = dict[str, Any]
 
 
-class HiddenNimEnv(TabletopAECEnv):
-    info = GameInfo(
-        name="toy_nim_v0",
-        min_players=2,
-        max_players=4,
-        default_players=2,
-        num_actions=4,
-        max_game_length=40,
-        perfect_information=False,
-        chance=True,
-    )
+class HiddenNimModel(GameModel[State, int]):
+    info = INFO
 
-    def _build_layout(self) -> ObservationLayout:
-        n = self.num_players
-        return ObservationLayout(
+    def __init__(self, num_players: int = 2) -> None:
+        self.num_players = n = check_num_players(INFO.name, num_players, 2, 4)
+        self.codec = IndexCodec(4)
+        self.layout = ObservationLayout(
             (
                 Field("hand", (3,), "own cards of value 1, 2, 3", high=float(COPIES)),
                 Field("counter", (1,), "counter", high=float(START)),
@@ -52,7 +63,7 @@ class HiddenNimEnv(TabletopAECEnv):
             )
         )
 
-    def _new_state(self, rng: np.random.Generator) -> dict[str, Any]:
+    def new_state(self, rng: np.random.Generator) -> State:
         deck = [v for v in VALUES for _ in range(COPIES)]
         order = rng.permutation(len(deck))
         deck = [deck[i] for i in order]
@@ -67,20 +78,21 @@ class HiddenNimEnv(TabletopAECEnv):
             "winners": None,
         }
 
-    def _current_player(self) -> int:
-        return self.state["player"]
+    def current_player(self, s: State) -> int:
+        return s["player"]
 
-    def _legal_mask(self) -> np.ndarray:
+    def legal_mask(self, s: State) -> np.ndarray:
         mask = np.zeros(4, dtype=np.int8)
-        hand = self.state["hands"][self.state["player"]]
+        if s["winners"] is not None:
+            return mask
+        hand = s["hands"][s["player"]]
         for v in hand:
             mask[v - 1] = 1
         if not hand:
             mask[PASS] = 1
         return mask
 
-    def _apply(self, action: int) -> StepResult:
-        s = self.state
+    def step(self, s: State, action: int) -> StepResult:
         p = s["player"]
         n = self.num_players
         points: dict[int, float] = {}
@@ -104,8 +116,21 @@ class HiddenNimEnv(TabletopAECEnv):
         s["player"] = (p + 1) % n
         return StepResult(points=points)
 
-    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
-        s = self.state
+    def is_over(self, s: State) -> bool:
+        return s["winners"] is not None
+
+    def outcome(self, s: State) -> Outcome | None:
+        if s["winners"] is None:
+            return None
+        return Outcome(Ending.FINISHED, tuple(s["winners"]), self.scores(s))
+
+    def scores(self, s: State) -> tuple[float, ...]:
+        return tuple(float(x) for x in s["scores"])
+
+    def observe(self, s: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        out = self.layout.zeros() if out is None else out
+        out[:] = 0
+        views = self.layout.views(out)
         n = self.num_players
         for v in s["hands"][player]:
             views["hand"][v - 1] += 1
@@ -114,21 +139,17 @@ class HiddenNimEnv(TabletopAECEnv):
         views["hand_sizes"][:] = [len(s["hands"][q]) for q in order]
         views["scores"][:] = [s["scores"][q] for q in order]
         views["unseen"][:] = [COPIES - s["played"][i] - views["hand"][i] for i in range(3)]
+        return out
 
-    def _winners(self) -> list[int]:
-        return list(self.state["winners"])
-
-    def _explain_illegal(self, action: int) -> str:
+    def explain_illegal(self, s: State, action: int) -> str:
         if action == PASS:
             return "you may pass only with an empty hand"
         return f"you hold no card of value {action + 1}"
 
-    def describe_action(self, action: int) -> str:
+    def describe_action(self, s: State | None, action: int) -> str:
         return "pass" if action == PASS else f"play {action + 1}"
 
-    def public_view(self, agent: str) -> dict[str, Any]:
-        p = self._agent_index[agent]
-        s = self.state
+    def public_view(self, s: State, p: int) -> dict[str, Any]:
         return {
             "hand": list(s["hands"][p]),
             "counter": s["counter"],
@@ -137,9 +158,7 @@ class HiddenNimEnv(TabletopAECEnv):
             "scores": list(s["scores"]),
         }
 
-    def resample_hidden(self, agent: str, rng: np.random.Generator) -> None:
-        p = self._agent_index[agent]
-        s = self.state
+    def resample_hidden(self, s: State, p: int, rng: np.random.Generator) -> None:
         others = [q for q in range(self.num_players) if q != p]
         pool = sorted(s["stock"] + [c for q in others for c in s["hands"][q]])
         pool = [pool[i] for i in rng.permutation(len(pool))]
@@ -149,22 +168,27 @@ class HiddenNimEnv(TabletopAECEnv):
             pool = pool[k:]
         s["stock"] = pool
 
-    def final_scores(self) -> list[float]:
-        return [float(x) for x in self.state["scores"]]
-
-    def _render_ansi(self, viewer: int) -> str:
-        s = self.state
+    def render_ansi(self, s: State, viewer: int) -> str:
         hands = " ".join(str(v) for v in s["hands"][viewer])
         scores = ", ".join(f"P{q}: {x}" for q, x in enumerate(s["scores"]))
         return f"\x1b[1mcounter {s['counter']}\x1b[0m | P{viewer} hand: {hands} | {scores}"
 
-    def _render_rgb(self) -> np.ndarray:
+    def render_rgb(self, s: State, viewer: int) -> np.ndarray:
         picture = np.full((64, 96, 3), 255, dtype=np.uint8)
-        filled = max(self.state["counter"], 0) * 8
+        filled = max(s["counter"], 0) * 8
         picture[20:44, :filled] = (200, 40, 40)
-        for q, x in enumerate(self.state["scores"]):
+        for q, x in enumerate(s["scores"]):
             picture[50 + 3 * q : 52 + 3 * q, : 4 * x] = (40, 40, 200)
         return picture
+
+
+class HiddenNimEnv(TabletopAECEnv):
+    info = INFO
+
+    def __init__(
+        self, num_players: int = 2, render_mode: str | None = None, reward: str = "win"
+    ) -> None:
+        super().__init__(HiddenNimModel(num_players), render_mode=render_mode, reward=reward)
 
 
 def raw_env(**kwargs: Any) -> HiddenNimEnv:

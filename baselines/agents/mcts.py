@@ -77,6 +77,7 @@ import numpy as np
 from tabletop_rl.envs.errors import ConfigError
 
 from ..stats import win_credits
+from ..simulator import Playout
 from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
 
 ROLLOUTS = ("random", "greedy")
@@ -195,12 +196,11 @@ class _Plan:
     def of(
         cls, option: TurnOption, simulator: Any, model: TurnModel, rng: np.random.Generator
     ) -> _Plan:
-        env = simulator.sample(rng)
+        game = simulator.sample(rng)
         progress = []
         for action in option.actions[:-1]:
-            env._apply(action)
-            env._mask = None
-            progress.append(model.progress(env.public_view(simulator.agent)))
+            game.step(action)
+            progress.append(model.progress(game.public_view(simulator.player)))
         return cls(option.actions, progress)
 
     def next_fits(self, progress: Hashable, mask: np.ndarray) -> bool:
@@ -418,8 +418,8 @@ class MCTSAgent:
         while True:
             options, priors = node.options, node.priors
             if options is None:  # a deeper node: this determinisation's turns
-                player_name = env.possible_agents[env._current_player()]
-                options = top_options(model.options(env.public_view(player_name)), self.candidates)
+                view = env.public_view(env.current_player())
+                options = top_options(model.options(view), self.candidates)
                 priors = self._priors(options)
             assert priors is not None
             node.visits_in += 1
@@ -439,7 +439,7 @@ class MCTSAgent:
             child = node.children.get(option.key)
             expanded = child is None
             if child is None:
-                child = _TurnNode(node, env._current_player())
+                child = _TurnNode(node, env.current_player())
                 node.children[option.key] = child
             for action in option.actions:
                 done, result = self._play(env, action)
@@ -456,11 +456,10 @@ class MCTSAgent:
             node.total += result[node.player]
             node = node.parent
 
-    def _turn_rollout(self, env: Any, model: TurnModel, reference: list[float]) -> list[float]:
+    def _turn_rollout(self, env: Playout, model: TurnModel, reference: list[float]) -> list[float]:
         """``rollout_turns`` greedy turns, then the score gains since the root judged."""
         for _ in range(self.rollout_turns or 0):
-            name = env.possible_agents[env._current_player()]
-            for action in model.greedy_turn(env.public_view(name), self.rng):
+            for action in model.greedy_turn(env.public_view(env.current_player()), self.rng):
                 done, result = self._play(env, action)
                 if done:
                     assert result is not None
@@ -474,7 +473,7 @@ class MCTSAgent:
         # selection and expansion
         while True:
             legal = np.flatnonzero(env.action_mask())
-            player = env._current_player()
+            player = env.current_player()
             untried = []
             best_child, best_action, best_value = None, -1, -math.inf
             for a in legal:
@@ -511,21 +510,21 @@ class MCTSAgent:
             node.total += result[node.player]
             node = node.parent
 
-    def _play(self, env: Any, action: int) -> tuple[bool, list[float] | None]:
-        step = env._apply(action)
-        env._mask = None
+    def _play(self, env: Playout, action: int) -> tuple[bool, list[float] | None]:
+        step = env.step(action)
         if step.game_over:
-            return True, win_credits(env._winners(), env.num_players)
+            outcome = env.outcome()
+            assert outcome is not None
+            return True, win_credits(list(outcome.winners), env.num_players)
         if step.truncated:
             return True, [1.0 / env.num_players] * env.num_players
-        env.agent_selection = env.possible_agents[env._current_player()]
         return False, None
 
-    def _rollout(self, env: Any) -> list[float]:
+    def _rollout(self, env: Playout) -> list[float]:
         steps, turns = 0, 0
-        player = env._current_player()
+        player = env.current_player()
         # a game without scores cannot judge a cut rollout: play those to the end
-        cut_turns = self.rollout_turns if hasattr(env, "final_scores") else None
+        cut_turns = self.rollout_turns if env.has_scores else None
         while True:
             if (self.max_rollout_steps is not None and steps >= self.max_rollout_steps) or (
                 cut_turns is not None and turns >= cut_turns
@@ -540,37 +539,34 @@ class MCTSAgent:
             steps += 1
             if done:
                 return result
-            now = env._current_player()
+            now = env.current_player()
             turns += now != player
             player = now
 
-    def _greedy_action(self, env: Any) -> int:
+    def _greedy_action(self, env: Playout) -> int:
         from . import make_agent
 
         name = self.env_name or env.info.name
         if name not in self._greedy:
             self._greedy[name] = make_agent("greedy", name, self.rng)
-        agent_name = env.agent_selection
-        obs = env.observe(agent_name)
-        return int(self._greedy[name].act(obs, env.public_view(agent_name)))
+        player = env.current_player()
+        return int(self._greedy[name].act(env.observe(player), env.public_view(player)))
 
 
-def _scores(env: Any) -> list[float]:
-    """The game's current scores (zeros for a game without ``final_scores``)."""
-    scores = getattr(env, "final_scores", None)
-    return [0.0] * env.num_players if scores is None else [float(v) for v in scores()]
+def _scores(env: Playout) -> list[float]:
+    """The game's current scores (zeros for a game without points)."""
+    return env.scores()
 
 
 def _judge_unfinished(
-    env: Any, margin_scale: float | None, reference: list[float] | None = None
+    env: Playout, margin_scale: float | None, reference: list[float] | None = None
 ) -> list[float]:
     """Each player's result of a game cut short: by the scores, or by the points gained
     since ``reference`` (the scores where the search started) when given."""
-    scores = getattr(env, "final_scores", None)
     n = env.num_players
-    if scores is None:
+    if not env.has_scores:
         return [1.0 / n] * n
-    values = [float(v) for v in scores()]
+    values = env.scores()
     if reference is not None:
         values = [v - r for v, r in zip(values, reference, strict=True)]
     if margin_scale is None:

@@ -19,33 +19,44 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core.aec import StepResult, TabletopAECEnv
+from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.core.game_info import GameInfo
+from tabletop_rl.envs.core.model import (
+    Ending,
+    GameModel,
+    IndexCodec,
+    Outcome,
+    StepResult,
+    check_num_players,
+)
 from tabletop_rl.envs.core.observation import Field, ObservationLayout
 from tabletop_rl.envs.core.symmetry import Symmetries, dihedral_symmetries
 
 _LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]
 )
+INFO = GameInfo(
+    name="tictactoe",
+    min_players=2,
+    max_players=2,
+    default_players=2,
+    num_actions=9,
+    max_game_length=9,
+    perfect_information=True,
+    chance=False,
+    reward_modes=("win",),
+)
 
 
-class TicTacToeEnv(TabletopAECEnv):
+class TicTacToeModel(GameModel[dict[str, Any], int]):
     """Two players mark cells of a 3 x 3 board; three in a line wins, a full board draws."""
 
-    info = GameInfo(
-        name="tictactoe",
-        min_players=2,
-        max_players=2,
-        default_players=2,
-        num_actions=9,
-        max_game_length=9,
-        perfect_information=True,
-        chance=False,
-        reward_modes=("win",),
-    )
+    info = INFO
 
-    def _build_layout(self) -> ObservationLayout:
-        return ObservationLayout(
+    def __init__(self, num_players: int = 2) -> None:
+        self.num_players = check_num_players(INFO.name, num_players, 2, 2)
+        self.codec = IndexCodec(9)
+        self.layout = ObservationLayout(
             (
                 Field("board", (2, 3, 3), "own marks, opponent's marks", spatial=True),
                 Field("moves", (1,), "marks on the board / 9"),
@@ -59,38 +70,61 @@ class TicTacToeEnv(TabletopAECEnv):
         """The 8 rotations and reflections of the board (tic-tac-toe has no direction)."""
         return dihedral_symmetries(self.layout, self.action_layout())
 
-    def _new_state(self, rng: np.random.Generator) -> dict[str, Any]:
+    def new_state(self, rng: np.random.Generator) -> dict[str, Any]:
         return {"cells": np.full(9, -1, dtype=np.int8), "turn": 0}
 
-    def _current_player(self) -> int:
-        return self.state["turn"] % 2
+    def current_player(self, state: dict[str, Any]) -> int:
+        return state["turn"] % 2
 
-    def _legal_mask(self) -> np.ndarray:
-        return (self.state["cells"] < 0).astype(np.int8)
+    def legal_mask(self, state: dict[str, Any]) -> np.ndarray:
+        if self.is_over(state):
+            return np.zeros(9, dtype=np.int8)
+        return (state["cells"] < 0).astype(np.int8)
 
-    def _apply(self, action: int) -> StepResult:
-        self.state["cells"][action] = self._current_player()
-        self.state["turn"] += 1
-        over = bool(self._line_owner() >= 0 or self.state["turn"] == 9)
-        return StepResult(game_over=over)
+    def step(self, state: dict[str, Any], action: int) -> StepResult:
+        state["cells"][action] = self.current_player(state)
+        state["turn"] += 1
+        return StepResult(game_over=self.is_over(state))
 
-    def _line_owner(self) -> int:
-        marks = self.state["cells"][_LINES]
+    def _line_owner(self, state: dict[str, Any]) -> int:
+        marks = state["cells"][_LINES]
         full = (marks == marks[:, :1]).all(axis=1) & (marks[:, 0] >= 0)
         return int(marks[full, 0][0]) if full.any() else -1
 
-    def _winners(self) -> list[int]:
-        owner = self._line_owner()
-        return [owner] if owner >= 0 else [0, 1]
+    def is_over(self, state: dict[str, Any]) -> bool:
+        return bool(self._line_owner(state) >= 0 or state["turn"] == 9)
 
-    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
-        cells = self.state["cells"].reshape(3, 3)
+    def outcome(self, state: dict[str, Any]) -> Outcome | None:
+        if not self.is_over(state):
+            return None
+        owner = self._line_owner(state)
+        return Outcome(Ending.FINISHED, (owner,) if owner >= 0 else (0, 1), self.scores(state))
+
+    def observe(
+        self, state: dict[str, Any], player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        out = self.layout.zeros() if out is None else out
+        out[:] = 0
+        views = self.layout.views(out)
+        cells = state["cells"].reshape(3, 3)
         views["board"][0] = cells == player
         views["board"][1] = cells == 1 - player
-        views["moves"][0] = self.state["turn"] / 9
+        views["moves"][0] = state["turn"] / 9
+        return out
 
-    def _explain_illegal(self, action: int) -> str:
+    def explain_illegal(self, state: dict[str, Any], action: int) -> str:
         return f"cell {action} is already marked"
 
-    def public_view(self, agent: str) -> np.ndarray:
-        return self.state["cells"].copy()
+    def public_view(self, state: dict[str, Any], player: int) -> np.ndarray:
+        return state["cells"].copy()
+
+
+class TicTacToeEnv(TabletopAECEnv):
+    """Tic-tac-toe as a PettingZoo AEC environment over :class:`TicTacToeModel`."""
+
+    info = INFO
+
+    def __init__(
+        self, num_players: int = 2, render_mode: str | None = None, reward: str = "win"
+    ) -> None:
+        super().__init__(TicTacToeModel(num_players), render_mode=render_mode, reward=reward)

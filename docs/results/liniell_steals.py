@@ -38,14 +38,14 @@ def steal_table(path: str | Path, agent: str) -> dict[str, dict[str, float]]:
         env.reset(seed=record["seed"])
         steals = [0] * env.num_players
         for action in record["actions"]:
-            if env.state.phase is Phase.MOVE:
-                steals[env.state.current] += 1
+            if env.game_state.game.phase is Phase.MOVE:
+                steals[env.game_state.game.current] += 1
             env.step(action)
         row = sums["won" if seat in record["winners"] else "lost"]
         row["games"] += 1
         row["own_steals"] += steals[seat]
         row["their_steals"] += sum(steals) - steals[seat]
-        row["pawns_placed"] += sum(p >= 0 for p in env.state.board.pawns[seat])
+        row["pawns_placed"] += sum(p >= 0 for p in env.game_state.game.board.pawns[seat])
         row["score"] += record["scores"][seat]
         row["their_score"] += max(s for i, s in enumerate(record["scores"]) if i != seat)
     return {

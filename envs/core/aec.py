@@ -1,11 +1,10 @@
-"""The PettingZoo AEC base class shared by the suite's environments.
+"""The generic PettingZoo AEC adapter over a game model.
 
-A game plugs into :class:`TabletopAECEnv` by implementing a handful of hooks over its pure
-rules engine (``_new_state``, ``_current_player``, ``_legal_mask``, ``_apply``,
-``_observe_into``, ``_winners``, ``_explain_illegal``); this class does the PettingZoo
-bookkeeping (agents, rewards, cumulative rewards, terminations, dead steps), the reward
-modes, seeding, observation buffers and rendering dispatch. Rendering modules are imported
-lazily by the subclasses, so a headless training run never loads Pillow.
+Every environment of the suite is a :class:`TabletopAECEnv` over its game's
+:class:`~.model.GameModel`: the model holds the rules, observations and rendering; this class
+does the PettingZoo bookkeeping (agents, rewards, cumulative rewards, terminations, dead
+steps), the reward modes, seeding, the cached action mask and rendering dispatch. An
+environment module's ``raw_env`` only builds its model from the constructor's options.
 
 Rewards
 -------
@@ -19,8 +18,6 @@ what a point is).
 from __future__ import annotations
 
 import copy
-from abc import abstractmethod
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,26 +27,16 @@ from pettingzoo.utils import wrappers
 
 from ..errors import ActionOutOfRangeError, ConfigError, IllegalActionError
 from .game_info import GameInfo
-from .observation import Field, ObservationLayout
+from .model import GameModel, Outcome, StepResult
+from .observation import ObservationLayout
 from .symmetry import Symmetries
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
-@dataclass
-class StepResult:
-    """What applying one action did, reported by a game's ``_apply`` hook."""
-
-    points: dict[int, float] = field(default_factory=dict)
-    """Points scored by each player index during this action (``reward="score"``)."""
-    game_over: bool = False
-    truncated: bool = False
-
-
 class TabletopAECEnv(AECEnv):
-    """Base class of the suite's AEC environments (see the module docstring)."""
+    """A PettingZoo AEC environment over a :class:`~.model.GameModel` (module docstring)."""
 
-    info: ClassVar[GameInfo]
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
@@ -57,17 +44,10 @@ class TabletopAECEnv(AECEnv):
     }
 
     def __init__(
-        self, num_players: int = 2, render_mode: str | None = None, reward: str = "win"
+        self, model: GameModel, render_mode: str | None = None, reward: str = "win"
     ) -> None:
         super().__init__()
-        info = self.info
-        if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
-            raise ConfigError(f"num_players must be an int, got {type(num_players).__name__}")
-        if not info.min_players <= num_players <= info.max_players:
-            raise ConfigError(
-                f"num_players={num_players} is not allowed for {info.name}; "
-                f"allowed: {info.min_players} to {info.max_players}"
-            )
+        info = model.info
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(
                 f"render_mode={render_mode!r} is not supported; allowed: None, "
@@ -78,10 +58,13 @@ class TabletopAECEnv(AECEnv):
                 f"reward={reward!r} is not supported; allowed: "
                 + ", ".join(repr(m) for m in info.reward_modes)
             )
-        self.num_players = int(num_players)
+        self.model = model
+        """The game model this environment plays (the public way to simulate)."""
+        self.info: GameInfo = info
+        self.num_players = model.num_players
         self.render_mode = render_mode
         self.reward_mode = reward
-        self.layout: ObservationLayout = self._build_layout()
+        self.layout: ObservationLayout = model.layout
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
@@ -92,82 +75,47 @@ class TabletopAECEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
+        single = self.layout.space()
+        self.state_space = spaces.Box(
+            np.tile(single.low, self.num_players),
+            np.tile(single.high, self.num_players),
+            dtype=np.float32,
+        )
         self._rng = np.random.default_rng()
         self._mask: np.ndarray | None = None
-        self.state: Any = None
+        self.game_state: Any = None
+        """The model state of the game in progress (``None`` before ``reset``)."""
         self.agents: list[str] = []
 
-    # ------------------------------------------------------------------ hooks
-    @abstractmethod
-    def _build_layout(self) -> ObservationLayout:
-        """The observation layout (may depend on constructor options)."""
-
-    @abstractmethod
-    def _new_state(self, rng: np.random.Generator) -> Any:
-        """A fresh game state; all randomness comes from ``rng``."""
-
-    @abstractmethod
-    def _current_player(self) -> int:
-        """Index of the player to act in ``self.state``."""
-
-    @abstractmethod
-    def _legal_mask(self) -> np.ndarray:
-        """int8 mask of the legal actions of the player to act."""
-
-    @abstractmethod
-    def _apply(self, action: int) -> StepResult:
-        """Apply a legal action to ``self.state``."""
-
-    @abstractmethod
-    def _observe_into(self, player: int, views: dict[str, np.ndarray]) -> None:
-        """Fill the named views of a zeroed observation for ``player``."""
-
-    @abstractmethod
-    def _winners(self) -> list[int]:
-        """Indices of the winners of the finished game (all players on a full tie)."""
-
-    @abstractmethod
-    def _explain_illegal(self, action: int) -> str:
-        """Why ``action`` is illegal now (it has mask entry 0)."""
-
+    # ------------------------------------------------------------ the model
     def action_layout(self) -> ObservationLayout:
-        """How the flat action index splits into named groups.
-
-        Groups with ``spatial=True`` have shape ``(channels, height, width)`` over the same
-        board window as the observation's spatial planes, so a network can score them with a
-        per-cell convolutional head. The groups' sizes add up to ``info.num_actions``; a game
-        without board-indexed actions keeps this default of one flat group.
-        """
-        return ObservationLayout(
-            (Field("action", (self.info.num_actions,), "every action", high=1.0),)
-        )
+        """How the flat action index splits into named groups (see the game model)."""
+        return self.model.action_layout()
 
     def symmetries(self) -> Symmetries | None:
         """The game's symmetries as permutations of the observation and of the actions.
 
-        For data augmentation (PPO's ``symmetry_augmentation``): see :mod:`.symmetry`. None,
-        the default, when the game declares none.
+        For data augmentation (PPO's ``symmetry_augmentation``): see :mod:`.symmetry`. None
+        when the game declares none.
         """
-        return None
+        return self.model.symmetries()
 
     def describe_action(self, action: int) -> str:
-        """A readable name for ``action``."""
-        return str(action)
+        """A readable name for ``action`` in the current position."""
+        return self.model.describe_action(self.game_state, int(action))
 
-    def _player_info(self, player: int) -> dict[str, Any]:
-        """Extra entries for ``infos[agent]`` after each step."""
-        return {}
+    def current_player(self) -> int:
+        """Seat index of the player to act."""
+        return self.model.current_player(self._require_state())
 
     def public_view(self, agent: str) -> Any:
         """What ``agent`` may see of the state, for scripted agents; no hidden information."""
-        raise NotImplementedError(f"{type(self).__name__} has no public view")
+        return self.model.public_view(self._require_state(), self._index(agent))
 
     def resample_hidden(self, agent: str, rng: np.random.Generator) -> None:
-        """Redeal everything ``agent`` cannot see, consistently with what it can see.
-
-        Used by tests (an observation must not change) and by search agents' determinisation.
-        """
-        raise NotImplementedError(f"{type(self).__name__} cannot resample hidden information")
+        """Redeal everything ``agent`` cannot see, consistently with what it can see."""
+        self.model.resample_hidden(self._require_state(), self._index(agent), rng)
+        self._mask = None
 
     def determinize(self, agent: str, rng: np.random.Generator) -> TabletopAECEnv:
         """A copy of this environment whose hidden information is redrawn for ``agent``.
@@ -175,17 +123,36 @@ class TabletopAECEnv(AECEnv):
         What ``agent`` cannot see (other hands, bag or stack order) is resampled consistently
         with what it can see, so a search agent can plan on the copy without peeking.
         """
-        clone = copy.deepcopy(self)
+        clone = copy.copy(self)
         clone.render_mode = None
-        clone.resample_hidden(agent, rng)
+        clone.game_state = self.model.determinize(self._require_state(), self._index(agent), rng)
         clone._mask = None
+        for name in ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations"):
+            setattr(clone, name, copy.copy(getattr(self, name)))
+        clone.infos = {a: dict(i) for a, i in self.infos.items()}
         return clone
 
-    def _render_ansi(self, viewer: int) -> str:
-        raise NotImplementedError
+    def final_scores(self) -> list[float]:
+        """Every seat's score so far in the game's points (final once the game is over)."""
+        return list(self.model.scores(self._require_state()))
 
-    def _render_rgb(self) -> np.ndarray:
-        raise NotImplementedError
+    def outcome(self) -> Outcome | None:
+        """How the game ended (``None`` while it runs)."""
+        return self.model.outcome(self._require_state())
+
+    def dump(self) -> str:
+        """The whole game state as text, for bug reports (reveals every hand)."""
+        return self.model.to_text(self._require_state())
+
+    def _index(self, agent: str) -> int:
+        if agent not in self._agent_index:
+            raise ConfigError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        return self._agent_index[agent]
+
+    def _require_state(self) -> Any:
+        if self.game_state is None:
+            raise RuntimeError("call reset() first: no game is in progress")
+        return self.game_state
 
     # --------------------------------------------------------------- PettingZoo
     def observation_space(self, agent: str) -> spaces.Space:
@@ -194,10 +161,28 @@ class TabletopAECEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    def state(self) -> np.ndarray:
+        """Every seat's observation, seat 0 first, concatenated (PettingZoo's global state;
+        it reveals every hidden hand, so it is for centralised critics, not for players)."""
+        game = self._require_state()
+        size = self.layout.size
+        out = np.empty(self.num_players * size, dtype=np.float32)
+        for p in range(self.num_players):
+            self.model.observe(game, p, out[p * size : (p + 1) * size])
+        return out
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.state = self._new_state(self._rng)
+        self.load_state(self.model.new_state(self._rng))
+
+    def load_state(self, state: Any) -> None:
+        """Continue from the model state ``state`` (a position built with the game model or
+        read from its notation) as :meth:`reset` starts a new game: rewards and flags
+        cleared, the player to act selected."""
+        if self.model.is_over(state):
+            raise ConfigError("the position is already over; load a game in progress")
+        self.game_state = state
         self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -205,49 +190,39 @@ class TabletopAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: self._player_info(i) for i, a in enumerate(self.agents)}
-        self.agent_selection = self.possible_agents[self._current_player()]
+        self.agent_selection = self.possible_agents[self.model.current_player(state)]
+
+    def _player_info(self, player: int) -> dict[str, Any]:
+        return self.model.player_info(self.game_state, player)
 
     def action_mask(self) -> np.ndarray:
         """The mask of the agent to act (cached until the state changes)."""
         if self._mask is None:
-            self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
+            self._mask = self.model.legal_mask(self._require_state())
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        player = self._agent_index[agent]
-        obs = self.layout.zeros()
-        self._observe_into(player, self.layout.views(obs))
-        game_running = not (self.terminations.get(agent) or self.truncations.get(agent))
-        if agent == self.agent_selection and game_running:
+        obs = self.model.observe(self._require_state(), self._agent_index[agent])
+        running = not (self.terminations.get(agent) or self.truncations.get(agent))
+        if agent == self.agent_selection and running:
             mask = self.action_mask().copy()
         else:
             mask = np.zeros(self.info.num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        if not hasattr(self, "agent_selection"):
+        if self.game_state is None:
             raise RuntimeError(f"{self.info.name}: call reset() before step(); no game is set up")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise IllegalActionError(
-                f"{agent}: action must be an int in [0, {self.info.num_actions}), got {action!r}"
-            )
-        action = int(action)
-        if not 0 <= action < self.info.num_actions:
-            last = self.info.num_actions - 1
-            raise IllegalActionError(
-                f"{agent}: action {action} is out of range; allowed: 0 to {last}"
-            )
-        if not self.action_mask()[action]:
-            raise IllegalActionError(
-                f"{agent}: action {action} ({self.describe_action(action)}) is illegal: "
-                f"{self._explain_illegal(action)}"
-            )
+        try:
+            action = self.model.check_legal(self.game_state, action, self.action_mask())
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"{agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0
-        result = self._apply(action)
+        result: StepResult = self.model.step(self.game_state, action)
         self._mask = None
         self.rewards = {a: 0.0 for a in self.agents}
         if self.reward_mode == "score":
@@ -255,7 +230,9 @@ class TabletopAECEnv(AECEnv):
                 self.rewards[self.possible_agents[p]] += float(pts)
         if result.game_over:
             if self.reward_mode == "win":
-                for a, r in self._win_rewards().items():
+                outcome = self.model.outcome(self.game_state)
+                assert outcome is not None
+                for a, r in zip(self.possible_agents, outcome.win_rewards(), strict=True):
                     self.rewards[a] += r
             self.terminations = {a: True for a in self.agents}
         elif result.truncated:
@@ -263,19 +240,16 @@ class TabletopAECEnv(AECEnv):
         self.infos = {a: self._player_info(i) for i, a in enumerate(self.possible_agents)}
         self._accumulate_rewards()
         if not (result.game_over or result.truncated):
-            self.agent_selection = self.possible_agents[self._current_player()]
+            self.agent_selection = self.possible_agents[self.model.current_player(self.game_state)]
         if self.render_mode == "human":
             self.render()
 
-    def _win_rewards(self) -> dict[str, float]:
-        winners = set(self._winners())
-        if len(winners) == self.num_players:
-            return {a: 0.0 for a in self.possible_agents}
-        return {a: (1.0 if i in winners else -1.0) for i, a in enumerate(self.possible_agents)}
-
     def winners(self) -> list[str]:
         """Agents who won the finished game (several on a shared win)."""
-        return [self.possible_agents[i] for i in self._winners()]
+        outcome = self.outcome()
+        if outcome is None:
+            raise RuntimeError("the game is not over: no winners yet")
+        return [self.possible_agents[i] for i in outcome.winners]
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -283,15 +257,15 @@ class TabletopAECEnv(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; nothing to render")
             return None
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() before render()")
         viewer = self._agent_index.get(self.agent_selection, 0)
         if self.render_mode == "ansi":
-            return self._render_ansi(viewer)
+            return self.model.render_ansi(self.game_state, viewer)
         if self.render_mode == "human":
-            print(self._render_ansi(viewer))
+            print(self.model.render_ansi(self.game_state, viewer))
             return None
-        return self._render_rgb()
+        return self.model.render_rgb(self.game_state, viewer)
 
     def close(self) -> None:
         pass

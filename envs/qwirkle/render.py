@@ -14,8 +14,8 @@ from ..core.caption import add_caption, caption_lines
 from .tiles import tile_name
 
 if TYPE_CHECKING:
-    from ..qwirkle_v0 import raw_env
     from .game import GameState
+    from .model import QwirkleState
 
 ANSI_COLOURS = (196, 208, 226, 46, 33, 129)
 """256-colour terminal codes of red, orange, yellow, green, blue, purple."""
@@ -33,10 +33,10 @@ TILE = (25, 25, 28)
 LAID_OUTLINE = (255, 255, 255)
 
 
-def _region(env: raw_env) -> tuple[int, int, int, int]:
+def _region(st: QwirkleState) -> tuple[int, int, int, int]:
     """Window rows/cols ``(r0, c0, r1, c1)`` to draw: the laid area plus one cell."""
-    w = env.window
-    occupied = np.argwhere(env._planes[-2] > 0)
+    w = st.planes.shape[-1]
+    occupied = np.argwhere(st.planes[-2] > 0)
     if occupied.size == 0:
         centre = w // 2
         return centre - 2, centre - 2, centre + 2, centre + 2
@@ -44,32 +44,32 @@ def _region(env: raw_env) -> tuple[int, int, int, int]:
     return max(r0 - 1, 0), max(c0 - 1, 0), min(r1 + 1, w - 1), min(c1 + 1, w - 1)
 
 
-def _cell_tile(env: raw_env, wr: int, wc: int) -> int | None:
-    cell = (env._origin[0] + wr, env._origin[1] + wc)
-    tile = env._pending.get(cell)
+def _cell_tile(st: QwirkleState, wr: int, wc: int) -> int | None:
+    cell = (st.origin[0] + wr, st.origin[1] + wc)
+    tile = st.turn.pending.get(cell)
     if tile is None:
-        tile = env.state.board.get(cell)
+        tile = st.game.board.get(cell)
     return tile
 
 
-def render_ansi(env: raw_env, viewer: int) -> str:
+def render_ansi(st: QwirkleState, viewer: int) -> str:
     """The laid area with window coordinates, the viewer's hand and the scores."""
-    state = env.state
-    r0, c0, r1, c1 = _region(env)
+    state = st.game
+    r0, c0, r1, c1 = _region(st)
     header = "     " + " ".join(f"{c:>2}" for c in range(c0, c1 + 1))
     lines = [header]
     for wr in range(r0, r1 + 1):
         row = []
         for wc in range(c0, c1 + 1):
-            tile = _cell_tile(env, wr, wc)
+            tile = _cell_tile(st, wr, wc)
             if tile is None:
                 row.append("\x1b[90m··\x1b[0m")
                 continue
-            style = "1;4;" if env._planes[-1, wr, wc] else ""
+            style = "1;4;" if st.planes[-1, wr, wc] else ""
             row.append(f"\x1b[{style}38;5;{ANSI_COLOURS[tile // 6]}m{tile_name(tile)}\x1b[0m")
         lines.append(f"{wr:>4} " + " ".join(row))
     hand = state.hands[viewer]
-    used = env._used if viewer == state.current else 0
+    used = st.turn.used if viewer == state.current else 0
     slots = []
     for s, t in enumerate(hand):
         name = "--" if used >> s & 1 else tile_name(t)
@@ -137,12 +137,12 @@ def _draw_tile(draw: Any, x: int, y: int, tile: int, laid: bool) -> None:
         draw.polygon(_shape_polygon(shape, cx, cy, r), fill=colour)
 
 
-def render_rgb(env: raw_env) -> np.ndarray:
+def render_rgb(st: QwirkleState) -> np.ndarray:
     """The laid area as an RGB picture, the acting player's hand in a strip below."""
     from PIL import Image, ImageDraw
 
-    state = env.state
-    r0, c0, r1, c1 = _region(env)
+    state = st.game
+    r0, c0, r1, c1 = _region(st)
     rows, cols = r1 - r0 + 1, c1 - c0 + 1
     width = max(cols, 7) * CELL
     height = (rows + 1) * CELL + CELL // 2
@@ -150,14 +150,14 @@ def render_rgb(env: raw_env) -> np.ndarray:
     draw = ImageDraw.Draw(image)
     for wr in range(r0, r1 + 1):
         for wc in range(c0, c1 + 1):
-            tile = _cell_tile(env, wr, wc)
+            tile = _cell_tile(st, wr, wc)
             if tile is not None:
-                laid = bool(env._planes[-1, wr, wc])
+                laid = bool(st.planes[-1, wr, wc])
                 _draw_tile(draw, (wc - c0) * CELL, (wr - r0) * CELL, tile, laid)
     y = rows * CELL + CELL // 2
     draw.rectangle((0, y - CELL // 4, width, height), fill=(50, 50, 55))
     for s, t in enumerate(state.hand):
-        if not env._used >> s & 1:
+        if not st.turn.used >> s & 1:
             _draw_tile(draw, s * CELL, y, t, False)
     return add_caption(np.asarray(image, dtype=np.uint8), caption(state))
 

@@ -270,11 +270,11 @@ class QwirkleCardsGame:
         self._check_running()
         b = self.builder()
         if not b.can_play(kind):
-            raise IllegalMoveError(self._why_not_play(kind))
+            raise IllegalMoveError(self.why_not_play(kind))
         b.play(kind)
         self.state.played[kind] += 1
 
-    def _why_not_play(self, kind: int) -> str:
+    def why_not_play(self, kind: int) -> str:
         s = self.state
         name = card_name(kind)
         if s.hands[s.to_move][kind] - s.played[kind] < 1:
@@ -291,12 +291,12 @@ class QwirkleCardsGame:
         self._check_running()
         b = self.builder()
         if not b.can_take(line):
-            raise IllegalMoveError(self._why_not_take(line))
+            raise IllegalMoveError(self.why_not_take(line))
         b.take(line)
         self.state.taken[line] += 1
         return 1
 
-    def _why_not_take(self, line: int) -> str:
+    def why_not_take(self, line: int) -> str:
         s = self.state
         name = line_name(line)
         if any(s.played):

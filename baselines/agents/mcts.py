@@ -76,8 +76,8 @@ import numpy as np
 
 from tabletop_rl.envs.errors import ConfigError
 
-from ..stats import win_credits
 from ..simulator import Playout
+from ..stats import win_credits
 from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
 
 ROLLOUTS = ("random", "greedy")

@@ -45,8 +45,7 @@ def _snapshot(env: AECEnv) -> tuple:
 def game_of(env: AECEnv) -> Any:
     """The engine object behind an environment (raw or wrapped): its game state."""
     raw = env.unwrapped
-    game = getattr(raw, "game_state", None)
-    return game if game is not None else raw.__dict__.get("state")
+    return raw.model.engine_state(raw.game_state)
 
 
 def check_invariants(env: AECEnv, scores_before: Sequence[float] = ()) -> tuple[float, ...]:
@@ -55,12 +54,9 @@ def check_invariants(env: AECEnv, scores_before: Sequence[float] = ()) -> tuple[
 
     Raises :class:`InvariantError` naming the broken invariant.
     """
-    game = game_of(env)
-    hook = getattr(game, "check_invariants", None)
-    if hook is None:
-        return ()
-    hook()
-    scores = tuple(game.monotone_scores()) if hasattr(game, "monotone_scores") else ()
+    raw = env.unwrapped
+    raw.model.check_invariants(raw.game_state)
+    scores = raw.model.monotone_scores(raw.game_state)
     if scores_before and any(a < b for a, b in zip(scores, scores_before, strict=True)):
         raise InvariantError(f"a score fell: {list(scores_before)} became {list(scores)}")
     return scores

@@ -300,6 +300,24 @@ class GameModel(ABC, Generic[S, A]):
         """What ``player`` may see of ``state``, for scripted agents; no hidden information."""
         raise NotImplementedError(f"{self.info.name} has no public view")
 
+    # ---------------------------------------------------------- invariants
+    def engine_state(self, state: S) -> Any:
+        """The rules engine's object inside ``state`` (the state itself by default)."""
+        return state
+
+    def check_invariants(self, state: S) -> None:
+        """Raise :class:`~tabletop_rl.envs.errors.InvariantError` naming any broken engine
+        invariant (conservation, counters in range ...): the engine's ``check_invariants()``
+        where it has one."""
+        hook = getattr(self.engine_state(state), "check_invariants", None)
+        if hook is not None:
+            hook()
+
+    def monotone_scores(self, state: S) -> tuple[float, ...]:
+        """Scores the rules never decrease (empty where a score may fall)."""
+        hook = getattr(self.engine_state(state), "monotone_scores", None)
+        return tuple(hook()) if hook is not None else ()
+
     # ------------------------------------------------------------- extras
     def describe_action(self, state: S | None, action: int) -> str:
         """A readable name for ``action`` (in ``state`` where names depend on it)."""

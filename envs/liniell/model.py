@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -280,6 +281,10 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
 
     def current_player(self, state: LiniellState) -> int:
         return state.game.current
+
+    def engine_state(self, state: LiniellState) -> Any:
+        """The rules engine's game inside ``state``."""
+        return state.game
 
     def copy(self, state: LiniellState) -> LiniellState:
         return state.copy()

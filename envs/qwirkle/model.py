@@ -293,6 +293,10 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
     def current_player(self, st: QwirkleState) -> int:
         return st.game.current
 
+    def engine_state(self, st: QwirkleState) -> Any:
+        """The rules engine's game inside ``st``."""
+        return st.game
+
     def copy(self, st: QwirkleState) -> QwirkleState:
         return st.copy()
 

@@ -347,7 +347,7 @@ class LiniellParser:
         """The board with line letters that stay the same from turn to turn."""
         from tabletop_rl.envs.liniell.render import render_ansi
 
-        game = getattr(env, "game_state", None) or env.state
+        game = env.model.engine_state(env.game_state)
         return render_ansi(game, viewer, labels=self.labels, you=viewer)
 
     def help(self, env: Any) -> str:

@@ -41,7 +41,7 @@ from ..files import atomic_write_bytes, atomic_write_text
 from .agent_specs import available_agents, game_name, parse_agent_spec, resolve_agent
 from .games import final_scores, play_game, read_records
 from .schedule import ArenaConfig, GameTask, schedule, seat_orders, tables
-from .summary import format_table, summarize, write_outputs
+from .summary import format_table, ratings_plot, summarize, write_outputs
 from .tournament import ArenaRun, run_arena
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "make_env",
     "parse_agent_spec",
     "play_game",
+    "ratings_plot",
     "read_records",
     "resolve_agent",
     "run_arena",

@@ -96,7 +96,7 @@ def test_liniell_letters_are_stable_over_a_whole_game() -> None:
     labels = LineLabels()
     previous: dict[int, tuple[str, frozenset[int]]] = {}
     while not any(env.terminations.values()):
-        game = env.state
+        game = env.model.engine_state(env.game_state)
         render_ansi(game, 0, labels=labels)
         lines = game.board.lines
         current = {}

@@ -43,7 +43,7 @@ def _random_steps(env, steps: int, seed: int = 0) -> None:
 
 
 def _caption(env_name: str, env):
-    return CAPTIONS[env_name](getattr(env, "game_state", None) or env.state)
+    return CAPTIONS[env_name](env.model.engine_state(env.game_state))
 
 
 @pytest.mark.parametrize("env_name", sorted(CAPTIONS))

@@ -120,6 +120,10 @@ def test_cards_constructor_checks_a_state_given_directly() -> None:
     bad_shape = QwirkleCardsState(2, [[0] * 36], [0] * 36, [], [[0] * 12] * 2, 0, 0)
     with pytest.raises(ConfigError, match="hands: expected one entry per player"):
         QwirkleCardsGame(2, state=bad_shape)
+    bad_type = cards_from_text(cards_position())
+    bad_type.turn_count = "4"  # type: ignore[assignment]
+    with pytest.raises(ConfigError, match="turn_count: '4' is not a whole number"):
+        QwirkleCardsGame(2, state=bad_type)
 
 
 @pytest.mark.parametrize("parse", [cards_from_text, QwirkleCardsGame.from_text])
@@ -242,6 +246,8 @@ def test_liniell_game_checks_the_stack_against_the_board() -> None:
         Game.from_board(board, ["cross"])
     with pytest.raises(ConfigError, match="stack: tile kind indices"):
         Game(board, ["tee"], 0)  # type: ignore[list-item]
+    with pytest.raises(ConfigError, match="player '1' is not one of 0 to 1"):
+        Game(board, [], "1")  # type: ignore[arg-type]
 
 
 def test_liniell_hand_built_board_is_checked_by_the_game() -> None:

@@ -95,8 +95,12 @@ class Game:
         num_players = board.num_players
         if not 2 <= num_players <= 4:
             raise ConfigError(f"Liniell is played by 2 to 4 players, not {num_players}")
-        if not 0 <= start_player < num_players:
-            raise ConfigError(f"player {start_player} is not one of 0 to {num_players - 1}")
+        if (
+            isinstance(start_player, bool)
+            or not isinstance(start_player, int | np.integer)
+            or not 0 <= start_player < num_players
+        ):
+            raise ConfigError(f"player {start_player!r} is not one of 0 to {num_players - 1}")
         if isinstance(stack, str) or any(
             isinstance(k, bool) or not isinstance(k, int | np.integer) for k in stack
         ):

@@ -88,6 +88,18 @@ def position_problem(state: QwirkleCardsState) -> str | None:
     for k in s.pile:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < NUM_KINDS:
             return f"pile: {k!r} is not a card kind; allowed: 0 to {NUM_KINDS - 1}"
+    for key in ("turn_count", "passes", "max_turns", "turns_left"):
+        value = getattr(s, key)
+        if not (value is None and key == "turns_left") and (
+            isinstance(value, bool) or not isinstance(value, int)
+        ):
+            return f"{key}: {value!r} is not a whole number"
+    if not isinstance(s.first_turn, bool) or getattr(s.status, "value", None) not in (
+        "running",
+        "finished",
+        "truncated",
+    ):
+        return f"first_turn must be a bool and status a Status, got {s.first_turn!r}, {s.status!r}"
     for key in ("starter", "to_move"):
         seat = getattr(s, key)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:

@@ -20,7 +20,7 @@
 Liniell is a tile-laying game for 2 to 4 players: 16 square tiles printed with lines are laid
 one by one into a 4 x 4 square, and players put their two pawns on lines to score them at
 the end. It is the suite's perfect-information game: nothing is hidden but the order of the
-face-down stack, and the drawn tile is face up. Rules: `shared/rules/liniell.md` (the rules
+face-down stack, and the drawn tile is face up. Rules: `docs/rules/liniell.md` (the rules
 engine is `tabletop_rl.envs.liniell`; every **[decision]** of the reference is implemented
 and documented there).
 

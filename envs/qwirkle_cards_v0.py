@@ -22,7 +22,7 @@ Rummy"): 108 cards, the 36 kinds of Qwirkle (6 colours x 6 symbols) three times 
 lay cards in *rows* of 3 to 6 different cards that share a colour or a symbol and may take
 apart and regroup every row on the table during their turn, as in Rummikub. A row of 6 is a
 *Qwirkle*; the player who forms it keeps it, and the most Qwirkles win. Rules:
-`shared/rules/qwirkle_cards.md` (the rules engine is `tabletop_rl.envs.qwirkle_cards`; every
+`docs/rules/qwirkle_cards.md` (the rules engine is `tabletop_rl.envs.qwirkle_cards`; every
 **[decision]** of the reference is implemented and documented there).
 
 Because the table may be rearranged freely, only the *multiset* of cards on it matters for

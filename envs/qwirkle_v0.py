@@ -21,7 +21,7 @@ tiles hidden from the others; the rest lie in the bag. On a turn a player either
 more tiles in one line, scoring every line those tiles build or extend (a completed line of
 six, a *Qwirkle*, scores 12), or exchanges tiles with the bag. The game ends when a player
 empties their hand once the bag is empty (+6 bonus) or when every player passes in a row.
-The rules engine is :mod:`tabletop_rl.envs.qwirkle`; it implements ``shared/rules/qwirkle.md``
+The rules engine is :mod:`tabletop_rl.envs.qwirkle`; it implements ``docs/rules/qwirkle.md``
 exactly, every decision included:
 
 - Start: the player whose largest set of tiles sharing a colour or a shape is biggest

@@ -77,6 +77,9 @@ def environments() -> list[Cell]:
         agents `player_0 ... player_{n-1}` take turns, and each observation is a dict with a
         flat `float32` vector `"observation"` and an `int8` `"action_mask"` that marks the
         legal actions.
+
+        The rules of each game, written for players: [Qwirkle](../docs/rules/qwirkle.md),
+        [Qwirkle Cards](../docs/rules/qwirkle_cards.md), [Liniell](../docs/rules/liniell.md).
         """),
         parameters("""
         seed = 0  # seed of every game in this notebook
@@ -550,7 +553,7 @@ def classroom() -> list[Cell]:
         Only edit the cell marked **YOUR AGENT**, then run the whole notebook (*Run All*).
         The cell runs as it is, with a simple legal policy for you to improve. The rules
         are in the environment's documentation: run `help(liniell_v0)` or read
-        `envs/liniell_v0.py` (and `shared/rules/liniell.md`).
+        `envs/liniell_v0.py` (and the rules, [docs/rules/liniell.md](../docs/rules/liniell.md)).
         """),
         parameters("""
         games = 20  # arena games per pairing (even: both agents play both seats equally)

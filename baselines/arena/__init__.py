@@ -41,16 +41,28 @@ from ..files import atomic_write_bytes, atomic_write_text
 from .agent_specs import available_agents, game_name, parse_agent_spec, resolve_agent
 from .games import final_scores, play_game, read_records
 from .schedule import ArenaConfig, GameTask, schedule, seat_orders, tables
-from .summary import format_table, ratings_plot, summarize, write_outputs
-from .tournament import ArenaRun, run_arena
+from .summary import (
+    PAIRWISE_COLUMNS,
+    SUMMARY_COLUMNS,
+    format_table,
+    ratings_plot,
+    summarize,
+    write_outputs,
+)
+from .tournament import GAMES_FILE, RUN_FILE, ArenaRun, check_run, run_arena
 
 __all__ = [
+    "GAMES_FILE",
+    "PAIRWISE_COLUMNS",
+    "RUN_FILE",
+    "SUMMARY_COLUMNS",
     "ArenaConfig",
     "ArenaRun",
     "GameTask",
     "atomic_write_bytes",
     "atomic_write_text",
     "available_agents",
+    "check_run",
     "final_scores",
     "format_table",
     "game_name",

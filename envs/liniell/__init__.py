@@ -1,6 +1,6 @@
 """The Liniell rules engine (pure; no rendering, no PettingZoo).
 
-Implements ``shared/rules/liniell.md`` with every **[decision]**: the tile model and the
+Implements ``docs/rules/liniell.md`` with every **[decision]**: the tile model and the
 default tile set (data, ``tilesets/default.json``), rotation, the 4 x 4 rule, the same-colour
 merge ban, compulsory pawn moves after joining occupied lines, and route scoring.
 

@@ -4,7 +4,7 @@ Pure and deterministic given the ``numpy.random.Generator`` passed in (it deals,
 start tie and returns exchanged tiles to random places in the bag; the state keeps it, so
 clones continue alike).
 
-Rules (see ``shared/rules/qwirkle.md``):
+Rules (see ``docs/rules/qwirkle.md``):
 
 - Start: each player's start number is the size of the largest set of their tiles sharing a
   colour or a shape, identical tiles counted once. The highest start number starts;

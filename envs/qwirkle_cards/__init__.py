@@ -1,4 +1,4 @@
-"""Rules engine of Qwirkle Cards (see ``shared/rules/qwirkle_cards.md``).
+"""Rules engine of Qwirkle Cards (see ``docs/rules/qwirkle_cards.md``).
 
 The table is a multiset of cards (counts over the 36 kinds); :func:`is_valid_table` decides
 whether it splits into valid rows, :func:`arrange_rows` shows one such split,

@@ -3,7 +3,7 @@
 Pure and deterministic given the ``numpy.random.Generator`` passed in (it deals, breaks start
 ties and shuffles at forced redraws); no rendering, no PettingZoo.
 
-Rules implemented (``shared/rules/qwirkle_cards.md``; **[decision]** points marked):
+Rules implemented (``docs/rules/qwirkle_cards.md``; **[decision]** points marked):
 
 - 108 cards, 9 per player, the rest face down as the pile.
 - **Start:** each player's start number is the size of their largest set sharing a colour or

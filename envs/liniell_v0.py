@@ -6,7 +6,7 @@
 |---|---|
 | Import | `from tabletop_rl.envs import liniell_v0` |
 | Actions | Discrete |
-| Parallel API | No |
+| Parallel API | Yes (`parallel_env()`, turn-based) |
 | Manual Control | Yes (`tabletop-rl play`) |
 | Agents | `agents= ['player_0', 'player_1']` |
 | Players | 2 to 4 (default 2) |
@@ -179,6 +179,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
 from .core.aec import TabletopAECEnv, wrap
 from .liniell.actions import NUM_ACTIONS, NUM_LAY, NUM_SOURCES, OCCUPY, SKIP
 from .liniell.model import (
@@ -213,6 +215,12 @@ class raw_env(TabletopAECEnv):
         super().__init__(model, render_mode=render_mode, reward=reward)
 
 
+def parallel_env(**kwargs: Any) -> Any:
+    """The parallel API (PettingZoo's ``turn_based_aec_to_parallel``): every step takes an
+    action for the agent to act; the other agents' entries are ignored."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
 def env(**kwargs: Any) -> Any:
     """Liniell with PettingZoo's standard wrappers (an illegal action ends the game, -1)."""
     return wrap(raw_env(**kwargs))
@@ -231,6 +239,7 @@ __all__ = [
     "TILE_FEATURES",
     "TileSetError",
     "env",
+    "parallel_env",
     "raw_env",
     "tile_features",
 ]

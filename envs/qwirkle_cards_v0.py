@@ -6,7 +6,7 @@
 |---|---|
 | Import | `from tabletop_rl.envs import qwirkle_cards_v0` |
 | Actions | Discrete |
-| Parallel API | No |
+| Parallel API | Yes (`parallel_env()`, turn-based) |
 | Manual Control | Yes (`tabletop-rl play`) |
 | Agents | `agents= ['player_0', 'player_1']` |
 | Players | 2 to 4 (default 2) |
@@ -178,6 +178,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
 from .core.aec import TabletopAECEnv, wrap
 from .qwirkle_cards.actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
 from .qwirkle_cards.game import DEFAULT_MAX_TURNS
@@ -212,6 +214,12 @@ class raw_env(TabletopAECEnv):
         super().__init__(model, render_mode=render_mode, reward=reward)
 
 
+def parallel_env(**kwargs: Any) -> Any:
+    """The parallel API (PettingZoo's ``turn_based_aec_to_parallel``): every step takes an
+    action for the agent to act; the other agents' entries are ignored."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
 def env(**kwargs: Any) -> Any:
     """The Qwirkle Cards environment with PettingZoo's standard wrappers (see the module
     docstring for the arguments)."""
@@ -228,5 +236,6 @@ __all__ = [
     "TAKE",
     "QwirkleCardsView",
     "env",
+    "parallel_env",
     "raw_env",
 ]

@@ -4,7 +4,7 @@
 |---|---|
 | Import | `from tabletop_rl.envs import qwirkle_v0` |
 | Actions | Discrete |
-| Parallel API | No |
+| Parallel API | Yes (`parallel_env()`, turn-based) |
 | Manual Control | Yes (`tabletop-rl play`) |
 | Agents | `agents= ['player_0', 'player_1']` |
 | Players | 2 to 4 (default 2) |
@@ -171,6 +171,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
 from .core.aec import TabletopAECEnv, wrap
 from .qwirkle.model import (
     DEFAULT_MAX_TURNS,
@@ -207,9 +209,23 @@ class raw_env(TabletopAECEnv):
         return self.model.lost_moves(self._require_state())
 
 
+def parallel_env(**kwargs: Any) -> Any:
+    """The parallel API (PettingZoo's ``turn_based_aec_to_parallel``): every step takes an
+    action for the agent to act; the other agents' entries are ignored."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
 def env(**kwargs: Any) -> Any:
     """Qwirkle with PettingZoo's standard wrappers (an illegal action ends the game, -1)."""
     return wrap(raw_env(**kwargs))
 
 
-__all__ = ["DEFAULT_MAX_TURNS", "DEFAULT_WINDOW", "MAX_PLAYERS", "QwirkleView", "env", "raw_env"]
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "DEFAULT_WINDOW",
+    "MAX_PLAYERS",
+    "QwirkleView",
+    "env",
+    "parallel_env",
+    "raw_env",
+]

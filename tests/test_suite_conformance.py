@@ -168,3 +168,23 @@ def test_final_scores_agree_with_the_winners(name: str) -> None:
             assert {env.possible_agents.index(a) for a in env.winners()} <= {
                 i for i, s in enumerate(scores) if s == best
             }
+
+
+@pytest.mark.parametrize("name", available_envs())
+def test_parallel_env_passes_pettingzoos_parallel_api_test(name: str) -> None:
+    from pettingzoo.test import parallel_api_test
+
+    parallel_api_test(env_module(name).parallel_env(num_players=3), num_cycles=200)
+
+
+@pytest.mark.parametrize("name", available_envs())
+def test_state_is_every_seats_observation(name: str) -> None:
+    env = env_module(name).raw_env(num_players=3)
+    env.reset(seed=2)
+    state = env.state()
+    assert env.state_space.contains(state)
+    size = env.layout.size
+    for p, agent in enumerate(env.possible_agents):
+        np.testing.assert_array_equal(
+            state[p * size : (p + 1) * size], env.observe(agent)["observation"]
+        )

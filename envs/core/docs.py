@@ -16,7 +16,7 @@ def spec_table(env: TabletopAECEnv, import_line: str) -> str:
     rows = [
         ("Import", f"`{import_line}`"),
         ("Actions", "Discrete"),
-        ("Parallel API", "No"),
+        ("Parallel API", "Yes (`parallel_env()`, turn-based)"),
         ("Manual Control", "Yes (`tabletop-rl play`)"),
         ("Agents", f"`agents= {env.possible_agents}`"),
         ("Players", f"{info.min_players} to {info.max_players} (default {info.default_players})"),

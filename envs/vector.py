@@ -1,0 +1,281 @@
+"""Batched stepping: many games of one kind stepped together, in the style of Pgx and EnvPool.
+
+::
+
+    from tabletop_rl.envs.vector import VectorGames
+    games = VectorGames("liniell_v0", num_envs=256, num_players=2, seed=0, threads=1)
+    out = games.reset()        # out.observation (N, ...), out.action_mask (N, A),
+                               # out.current_player (N,)
+    out = games.step(actions)  # the same, plus out.rewards (N, players), out.terminated (N,),
+                               # out.truncated (N,)
+
+Conventions (the same for every game and backend):
+
+- The observation of game ``i`` is that of ``current_player[i]``, the seat to act, in the
+  layout of the game's environment (``float32``; the documented space says which values
+  occur).
+- **Rewards** (``reward="win"``, the default): 0 during a game; on the step that ends it,
+  +1 to each winner and -1 to every other seat, 0 to all on a full tie or a truncation.
+  ``reward="score"``: every step, the points each seat scored with it.
+- **Autoreset on the next step**: a game that ended has ``terminated[i]`` (or
+  ``truncated[i]``) set, its final observation also in ``final_observation[i]``, its final
+  scores in ``episode_scores[i]`` and its outcome in :meth:`VectorGames.outcome`; its
+  action-mask row is all ones (so a sampler never meets an empty row) and the action given
+  for it on the next step is ignored: that step starts the slot's next game instead.
+- **Seeds**: slot ``i`` deals its games from ``numpy.random.default_rng([seed, i])``, one
+  ``new_state`` per game in order, so a batch of N equals N single games of the game model
+  dealt from those generators and stepped with the same actions.
+- The result's arrays are the batch's own buffers, rewritten by every step: read or copy
+  them, never write into them.
+
+Backends: Liniell runs on its compiled core (one compiled call per step for the whole
+batch, ``threads`` > 1 spreading the games over numba's threads) where it is available; the
+other games step their game models one by one into the same buffers (``threads`` is then
+ignored). ``engine="reference"`` forces the game-model backend.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .core.model import GameModel, Outcome
+from .errors import ConfigError, IllegalActionError
+from .registry import make
+
+ENGINES = ("compiled", "reference")
+REWARDS = ("win", "score")
+
+_COMPILED_BATCHES: dict[str, str] = {"liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch"}
+"""Games with a compiled batched backend: environment name -> ``module:class``."""
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What :meth:`VectorGames.reset` and :meth:`VectorGames.step` return (views of the
+    batch's buffers; see the module docstring)."""
+
+    observation: np.ndarray
+    """``(N, observation size)`` float32: each game's observation for its seat to act."""
+    action_mask: np.ndarray
+    """``(N, num_actions)`` int8 (all ones for a game that just ended)."""
+    current_player: np.ndarray
+    """``(N,)`` int64: the seat to act in each game."""
+    rewards: np.ndarray
+    """``(N, players)`` float32: what each seat got from the last step."""
+    terminated: np.ndarray
+    """``(N,)`` bool: the game ended by its rules with the last step."""
+    truncated: np.ndarray
+    """``(N,)`` bool: the game was cut off by its turn limit with the last step."""
+    final_observation: np.ndarray
+    """``(N, observation size)``: the last observation of each slot's last finished game."""
+    episode_scores: np.ndarray
+    """``(N, players)``: the final scores of each slot's last finished game."""
+
+
+class ModelBatch:
+    """N games of any :class:`~.core.model.GameModel`, stepped one by one into shared
+    buffers with the batched API's conventions (module docstring)."""
+
+    def __init__(self, model: GameModel, num_envs: int, seed: int, reward: str = "win") -> None:
+        self.model = model
+        self.num_envs = num_envs
+        self.reward = reward
+        n, size, actions = model.num_players, model.layout.size, model.info.num_actions
+        self.observation = np.zeros((num_envs, size), dtype=np.float32)
+        self.action_mask = np.zeros((num_envs, actions), dtype=np.int8)
+        self.current_player = np.zeros(num_envs, dtype=np.int64)
+        self.rewards = np.zeros((num_envs, n), dtype=np.float32)
+        self.terminated = np.zeros(num_envs, dtype=np.bool_)
+        self.truncated = np.zeros(num_envs, dtype=np.bool_)
+        self.final_observation = np.zeros((num_envs, size), dtype=np.float32)
+        self.episode_scores = np.zeros((num_envs, n), dtype=np.float32)
+        self._rngs = [np.random.default_rng([seed, i]) for i in range(num_envs)]
+        self._states: list[Any] = [None] * num_envs
+        self._outcomes: list[Outcome | None] = [None] * num_envs
+        self._done = np.ones(num_envs, dtype=np.bool_)
+        self._started = False
+
+    def _show(self, i: int) -> None:
+        state = self._states[i]
+        player = self.model.current_player(state)
+        self.current_player[i] = player
+        self.model.observe(state, player, self.observation[i])
+
+    def _start(self, i: int) -> None:
+        self._states[i] = self.model.new_state(self._rngs[i])
+        self._done[i] = False
+        self.action_mask[i] = self.model.legal_mask(self._states[i])
+        self._show(i)
+
+    def reset(self) -> None:
+        """Start the next game in every slot."""
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        for i in range(self.num_envs):
+            self._start(i)
+        self._started = True
+
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` in game ``i`` (legal by ``action_mask``; ignored for a game
+        that ended on the previous step, which starts anew instead)."""
+        if not self._started:
+            raise ConfigError("call reset() before step()")
+        actions = _check_actions(actions, self.action_mask, self.model)
+        model = self.model
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        for i in range(self.num_envs):
+            if self._done[i]:
+                self._start(i)
+                continue
+            state = self._states[i]
+            result = model.step(state, int(actions[i]))
+            if self.reward == "score":
+                for p, points in result.points.items():
+                    self.rewards[i, p] += points
+            if result.game_over or result.truncated:
+                outcome = model.outcome(state)
+                assert outcome is not None
+                self._outcomes[i] = outcome
+                if self.reward == "win":
+                    self.rewards[i] += outcome.win_rewards()
+                self.terminated[i] = result.game_over
+                self.truncated[i] = result.truncated
+                self._show(i)
+                self.final_observation[i] = self.observation[i]
+                self.episode_scores[i] = outcome.scores
+                self.action_mask[i] = 1
+                self._done[i] = True
+            else:
+                self.action_mask[i] = model.legal_mask(state)
+                self._show(i)
+
+    def outcome(self, i: int) -> Outcome | None:
+        """How the last finished game of slot ``i`` ended (None before any ended)."""
+        return self._outcomes[i]
+
+
+def _check_actions(actions: Any, mask: np.ndarray, model: GameModel) -> np.ndarray:
+    """``actions`` as an ``(N,)`` int array, each legal by ``mask``, or a clear error."""
+    actions = np.asarray(actions)
+    n, num_actions = mask.shape
+    if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
+        raise IllegalActionError(
+            f"actions must be {n} integers (one per game), got shape {actions.shape} of "
+            f"{actions.dtype}"
+        )
+    bad = np.flatnonzero((actions < 0) | (actions >= num_actions))
+    if bad.size:
+        i = int(bad[0])
+        raise IllegalActionError(
+            f"game {i}: action {int(actions[i])} is out of range; allowed: 0 to {num_actions - 1}"
+        )
+    illegal = np.flatnonzero(mask[np.arange(n), actions] == 0)
+    if illegal.size:
+        i = int(illegal[0])
+        raise IllegalActionError(
+            f"game {i}: action {int(actions[i])} "
+            f"({model.describe_action(None, int(actions[i]))}) is illegal: its action-mask "
+            "entry is 0"
+        )
+    return actions
+
+
+def _compiled_backend(name: str) -> type | None:
+    target = _COMPILED_BATCHES.get(name)
+    if target is None:
+        return None
+    module, cls = target.split(":")
+    try:
+        return getattr(importlib.import_module(module), cls)
+    except ImportError:  # the compiled core is optional at run time (numba missing)
+        return None
+
+
+class VectorGames:
+    """``num_envs`` games of environment ``name`` stepped together (module docstring).
+
+    >>> games = VectorGames("qwirkle_cards_v0", num_envs=3, num_players=2, seed=0)
+    >>> out = games.reset()
+    >>> out.observation.shape, out.action_mask.shape, out.current_player.shape
+    ((3, 225), (3, 50), (3,))
+    >>> out = games.step(np.argmax(out.action_mask, axis=1))
+    >>> out.rewards.shape, bool(out.terminated.any())
+    ((3, 2), False)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        num_envs: int,
+        num_players: int = 2,
+        seed: int = 0,
+        threads: int = 1,
+        *,
+        reward: str = "win",
+        engine: str = "compiled",
+        **env_kwargs: Any,
+    ) -> None:
+        for label, value, low in (("num_envs", num_envs, 1), ("threads", threads, 1)):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+                raise ConfigError(f"{label} must be an int >= {low}, got {value!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        if reward not in REWARDS:
+            raise ConfigError(f"reward={reward!r} is not supported; allowed: {REWARDS}")
+        if engine not in ENGINES:
+            raise ConfigError(f"engine={engine!r} is unknown; allowed: {ENGINES}")
+        raw = make(name, raw=True, num_players=num_players, **env_kwargs)
+        self.name = name
+        self.model: GameModel = raw.model
+        self.num_envs = int(num_envs)
+        self.num_players = self.model.num_players
+        self.single_observation_space = raw.layout.space()
+        self.num_actions = self.model.info.num_actions
+        backend = _compiled_backend(name) if engine == "compiled" and not env_kwargs else None
+        if backend is not None:
+            self._batch: Any = backend(
+                num_envs=self.num_envs,
+                num_players=self.num_players,
+                seed=int(seed),
+                threads=int(threads),
+                reward=reward,
+            )
+            self.backend = "compiled"
+        else:
+            self._batch = ModelBatch(self.model, self.num_envs, int(seed), reward)
+            self.backend = "reference"
+        b = self._batch
+        self._result = BatchResult(
+            b.observation,
+            b.action_mask,
+            b.current_player,
+            b.rewards,
+            b.terminated,
+            b.truncated,
+            b.final_observation,
+            b.episode_scores,
+        )
+
+    def reset(self) -> BatchResult:
+        """Start a new game in every slot."""
+        self._batch.reset()
+        return self._result
+
+    def step(self, actions: np.ndarray) -> BatchResult:
+        """Play ``actions[i]`` in game ``i`` (see the module docstring for finished games)."""
+        self._batch.step(actions)
+        return self._result
+
+    def outcome(self, i: int) -> Outcome | None:
+        """How the last finished game of slot ``i`` ended (None before any ended)."""
+        return self._batch.outcome(i)
+
+
+__all__ = ["BatchResult", "ModelBatch", "VectorGames"]

@@ -78,6 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     arena.add_argument("--seed", type=int, default=0, help="seed of the whole run")
     arena.add_argument("--workers", type=int, default=2, help="worker processes")
+    arena.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games on Ray: a local instance, or the cluster at ADDRESS",
+    )
     arena.add_argument("--out", default=None, help="output folder (default arena/ENV_Np)")
     arena.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
     arena.add_argument(
@@ -148,7 +156,12 @@ def _arena(args: argparse.Namespace, out: TextIO) -> int:
     )
     folder = Path(args.out or f"arena/{args.env}_{args.players}p")
     run = run_arena(
-        config, folder, workers=args.workers, progress=not args.no_progress, fresh=args.fresh
+        config,
+        folder,
+        workers=args.workers,
+        progress=not args.no_progress,
+        fresh=args.fresh,
+        ray_address=args.ray,
     )
     if run.summary is None:
         out.write("no games were played\n")

@@ -171,7 +171,9 @@ def ppo_config(
         .environment(_env_class(), env_config={"env": env_name, "num_players": num_players})
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
         .multi_agent(policies=set(policies), policy_mapping_fn=mapping)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(policies, module)))
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(policies, module))
+        )
         .training(
             train_batch_size_per_learner=train_batch_size,
             minibatch_size=minibatch_size,

@@ -1,7 +1,8 @@
 """Agent specs: the text that names an agent on the command line and in game records.
 
-A spec is a name from ``agent_names(env)`` (``random``, ``greedy``, ...), ``mcts``, or
-``ppo:PATH``; options follow a colon, e.g. ``mcts:simulations=100,rollout=greedy``.
+A spec is a name from ``agent_names(env)`` (``random``, ``greedy``, ...), ``mcts``,
+``ppo:PATH`` or ``rllib:PATH`` (an RLlib checkpoint, see :mod:`tabletop_rl.baselines.rllib`);
+options follow a colon, e.g. ``mcts:simulations=100,rollout=greedy``.
 
 >>> parse_agent_spec("mcts:simulations=50,rollout=greedy")
 ('mcts', {'simulations': 50, 'rollout': 'greedy'})
@@ -52,6 +53,10 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 f"{spec!r}: a PPO agent needs a path: ppo:RUN_FOLDER or ppo:CHECKPOINT_FILE"
             )
         return name, {"path": rest}
+    if name == "rllib":
+        if not rest:
+            raise ConfigError(f"{spec!r}: an RLlib agent needs a checkpoint folder: rllib:PATH")
+        return name, {"path": rest}
     kwargs: dict[str, Any] = {}
     if rest:
         for item in rest.split(","):
@@ -65,8 +70,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def available_agents(env_name: str) -> list[str]:
-    """Agent names usable for ``env_name``: the scripted ones, ``mcts`` and ``ppo:PATH``."""
-    return [*agent_names_for(env_name), "mcts", "ppo:PATH"]
+    """Agent names usable for ``env_name``: the scripted ones, ``mcts``, ``ppo:PATH`` and
+    ``rllib:PATH``."""
+    return [*agent_names_for(env_name), "mcts", "ppo:PATH", "rllib:PATH"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -97,6 +103,14 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
         return make_mcts(rng, env_name, **kwargs)
     if name == "ppo":
         return _load_ppo(kwargs["path"], env_name, rng)
+    if name == "rllib":
+        try:
+            from ..rllib import RLlibAgent
+        except ImportError as exc:
+            raise ConfigError(
+                f"rllib agents need Ray, which the rllib extra installs: {exc}"
+            ) from None
+        return RLlibAgent(kwargs["path"], rng)
     from ..agents import agent_class
 
     if name not in agent_names_for(env_name):

@@ -40,7 +40,7 @@ _PPO_CACHE: dict[tuple[str, str], Any] = {}
 
 
 def _agent_for(spec: str, env_name: str, rng: np.random.Generator) -> Any:
-    if spec.startswith("ppo:"):
+    if spec.startswith(("ppo:", "rllib:")):
         # loading a network per game is slow: reuse it, with this game's generator
         key = (spec, env_name)
         if key not in _PPO_CACHE:

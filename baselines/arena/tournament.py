@@ -3,13 +3,16 @@
 Finished games are appended to ``games.jsonl`` and flushed one by one; running the same
 configuration again with the same folder resumes: games already recorded are not played
 again. ``run.json`` holds the run's configuration (a resumed run must match it). Games are
-played in worker processes when ``workers > 1``; since each game has its own seeds
-(:mod:`.schedule`), results do not depend on the number of workers.
+played in worker processes when ``workers > 1``, or on a Ray cluster with ``ray_address``
+(``"local"`` starts a local Ray instance; Ray's ``multiprocessing.Pool`` stands in for the
+process pool, and needs the ``rllib`` extra); since each game has its own seeds
+(:mod:`.schedule`), results do not depend on the number of workers or where games run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import sys
@@ -60,8 +63,12 @@ def run_arena(
     max_new_games: int | None = None,
     fresh: bool = False,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    ray_address: str | None = None,
 ) -> ArenaRun:
     """Play (or resume) the run ``config`` into ``out_dir`` and write its summaries.
+
+    ``ray_address`` plays the games on Ray (``"local"``: a local instance; else a cluster
+    address such as ``"auto"`` or ``"ray://host:10001"``) with ``workers`` Ray processes.
 
     ``max_new_games`` stops after that many newly played games (as an interruption would);
     ``fresh`` discards a previous run in ``out_dir`` instead of resuming it. The environment
@@ -91,7 +98,7 @@ def run_arena(
         atomic_write_text(run_file, json.dumps(wanted, indent=2) + "\n")
         created_run = True
     try:
-        return _play_run(config, out, workers, progress, max_new_games, on_record)
+        return _play_run(config, out, workers, progress, max_new_games, on_record, ray_address)
     finally:
         if created_run and not read_records(games_file):
             _remove_empty_run(out, created_dir)
@@ -113,6 +120,7 @@ def _play_run(
     progress: bool,
     max_new_games: int | None,
     on_record: Callable[[dict[str, Any]], None] | None,
+    ray_address: str | None = None,
 ) -> ArenaRun:
     games_file = out / GAMES_FILE
     tasks = schedule(config)
@@ -133,7 +141,7 @@ def _play_run(
     bar = _progress_bar(len(tasks), len(done), progress)
     try:
         with open(games_file, "a", encoding="utf-8") as sink:
-            for record in _execute(config, todo, workers):
+            for record in _execute(config, todo, workers, ray_address):
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
                 records.append(record)
@@ -181,7 +189,12 @@ class _PlainProgress:
         pass
 
 
-def _execute(config: ArenaConfig, todo: list[GameTask], workers: int) -> Iterable[dict[str, Any]]:
+def _execute(
+    config: ArenaConfig, todo: list[GameTask], workers: int, ray_address: str | None = None
+) -> Iterable[dict[str, Any]]:
+    if ray_address is not None:
+        yield from _execute_on_ray(config, todo, workers, ray_address)
+        return
     if workers <= 1 or len(todo) <= 1:
         for task in todo:
             yield play_task(config.env, config.env_kwargs, task)
@@ -203,6 +216,20 @@ def _execute(config: ArenaConfig, todo: list[GameTask], workers: int) -> Iterabl
         finally:
             for future in pending:
                 future.cancel()
+
+
+def _execute_on_ray(
+    config: ArenaConfig, todo: list[GameTask], workers: int, ray_address: str
+) -> Iterable[dict[str, Any]]:
+    """The games on Ray's process pool, yielded as they finish."""
+    try:
+        from ray.util.multiprocessing import Pool
+    except ImportError as exc:
+        raise ConfigError(f"--ray needs Ray: pip install -e '.[rllib]' ({exc})") from None
+    address = None if ray_address == "local" else ray_address
+    play = functools.partial(play_task, config.env, config.env_kwargs)
+    with Pool(processes=max(1, workers), ray_address=address) as pool:
+        yield from pool.imap_unordered(play, todo)
 
 
 __all__ = ["GAMES_FILE", "RUN_FILE", "ArenaRun", "check_run", "run_arena"]

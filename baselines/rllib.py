@@ -279,7 +279,8 @@ class RLlibAgent:
         return int(best[0] if best.size == 1 else self.rng.choice(best))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m tabletop_rl.baselines.rllib``."""
     parser = argparse.ArgumentParser(
         prog="python -m tabletop_rl.baselines.rllib",
         description="Masked PPO self-play on RLlib (a local Ray instance unless --address).",
@@ -295,6 +296,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--minibatch-size", type=int, default=256)
     parser.add_argument("--num-epochs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.iterations < 1:
         parser.error("--iterations must be at least 1")

@@ -7,6 +7,9 @@ virtual environment (see ``.ci/run``); elsewhere it is skipped.
 
 from __future__ import annotations
 
+import importlib
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,14 @@ torch = pytest.importorskip("torch")
 
 from tabletop_rl.baselines import rllib  # noqa: E402
 from tabletop_rl.baselines.arena import ArenaConfig, run_arena  # noqa: E402
+from tabletop_rl.baselines.cli import build_parser  # noqa: E402
 from tabletop_rl.envs import available_envs  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+library_block = importlib.import_module("readme_blocks").library_block
+README_TITLE = "RLlib on Ray, and the arena on a cluster"
 
 
 @pytest.mark.parametrize("name", available_envs())
@@ -92,3 +102,17 @@ def test_training_checkpoint_plays_in_the_arena_on_ray(tmp_path: Path) -> None:
     assert _comparable(resumed.records) == _comparable(local.records)
     assert resumed.summary is not None and local.summary is not None
     assert resumed.summary["agents"] == local.summary["agents"]
+
+
+def test_readme_rllib_snippets(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's Python snippet runs; its commands parse with the real command lines."""
+    torch.set_num_threads(1)
+    exec(compile(library_block(README_TITLE), "README: RLlib", "exec"), {})
+    assert "env steps" in capsys.readouterr().out
+    commands = [shlex.split(line) for line in library_block(README_TITLE, "bash").splitlines()]
+    assert commands[0][:3] == ["python", "-m", "tabletop_rl.baselines.rllib"]
+    args = rllib.build_parser().parse_args(commands[0][3:])
+    assert args.env == "liniell_v0" and args.out is not None
+    assert commands[1][:2] == ["tabletop-rl", "arena"]
+    arena = build_parser().parse_args(commands[1][1:])
+    assert arena.ray == "local" and f"rllib:{args.out}" in arena.agents

@@ -104,13 +104,15 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     if name == "ppo":
         return _load_ppo(kwargs["path"], env_name, rng)
     if name == "rllib":
+        from ..rllib import RLlibAgent
+
         try:
-            from ..rllib import RLlibAgent
+            return RLlibAgent(kwargs["path"], rng)
         except ImportError as exc:
             raise ConfigError(
-                f"rllib agents need Ray, which the rllib extra installs: {exc}"
+                f"rllib agents need Ray, which the rllib extra installs "
+                f"(pip install 'tabletop-rl[rllib]'): {exc}"
             ) from None
-        return RLlibAgent(kwargs["path"], rng)
     from ..agents import agent_class
 
     if name not in agent_names_for(env_name):

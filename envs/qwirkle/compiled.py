@@ -1,0 +1,376 @@
+"""Qwirkle's compiled game model: the reference model's interface over numba kernels.
+
+:class:`QwirkleCompiledModel` plays exactly the games of :class:`~.model.QwirkleModel` (the
+same seed gives the same deal, masks, observations, points and outcomes; the tests compare
+them on thousands of positions) but keeps each game in three numpy arrays
+(:mod:`.compiled_kernels`) and runs masks, steps, scoring and observations as compiled code.
+The reference engine still deals (so both draw the same random numbers) and still answers the
+rare, human-facing questions (text, explanations of illegal actions, rendering, the public
+view, hidden-information resampling): those convert the compiled state to a reference
+:class:`~.model.QwirkleState` on demand.
+
+>>> import numpy as np
+>>> model = QwirkleCompiledModel(num_players=2)
+>>> state = model.new_state(np.random.default_rng(0))
+>>> rng = np.random.default_rng(1)
+>>> while not model.is_over(state):
+...     _ = model.step(state, int(rng.choice(np.flatnonzero(model.legal_mask(state)))))
+>>> model.outcome(state).ending
+<Ending.FINISHED: 'finished'>
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from ..core.game_info import GameInfo
+from ..core.model import Ending, GameModel, Outcome, StepResult
+from ..core.observation import ObservationLayout
+from ..core.symmetry import Symmetries
+from ..errors import ConfigError
+from . import compiled_kernels as K
+from .actions import QwirkleAction, QwirkleCodec
+from .board import Board
+from .game import GameState, TurnKind
+from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW, QwirkleModel, QwirkleState, QwirkleView
+from .moves import largest_sets
+from .tiles import COPIES, HAND_SIZE, NUM_KINDS
+from .turn import TurnBuilder
+
+_NO_UNIFORMS = np.zeros(0, dtype=np.float64)
+
+
+class CompiledQwirkleState:
+    """One Qwirkle game as arrays (see :mod:`.compiled_kernels` for their layout).
+
+    ``game``, ``turn``, ``origin`` and ``planes`` give a read-only reference view of the
+    state (rebuilt on every access), for code written against
+    :class:`~.model.QwirkleState` such as the action codec's notation and the renderers.
+    """
+
+    __slots__ = ("fit", "grid", "log", "meta", "rng", "start_numbers")
+
+    def __init__(
+        self,
+        grid: np.ndarray,
+        fit: np.ndarray,
+        meta: np.ndarray,
+        rng: np.random.Generator,
+        log: list[tuple[TurnKind, int, Any, int]],
+        start_numbers: list[int],
+    ) -> None:
+        self.grid = grid
+        """``(GRID, GRID)`` int8: tile id + 1 on each occupied cell (this turn's included)."""
+        self.fit = fit
+        """``(GRID, GRID)`` int64: per open cell, the kinds that may be laid there alone."""
+        self.meta = meta
+        """int64: hands, bag, scores, turn in progress, window origin ... (named offsets)."""
+        self.rng = rng
+        """The game's generator (exchanges return tiles to random places in the bag)."""
+        self.log = log
+        """One entry per turn, as the reference engine's ``GameState.log``."""
+        self.start_numbers = start_numbers
+
+    def copy(self) -> CompiledQwirkleState:
+        """An independent copy that continues identically (the generator included)."""
+        meta = self.meta
+        if meta[K.NTILES]:
+            r0, r1 = meta[K.B0R] - 7, meta[K.B1R] + 8
+            c0, c1 = meta[K.B0C] - 7, meta[K.B1C] + 8
+        else:
+            r0 = c0 = K.RADIUS - 7
+            r1 = c1 = K.RADIUS + 8
+        r0, c0, r1, c1 = max(r0, 0), max(c0, 0), min(r1, K.GRID), min(c1, K.GRID)
+        # np.zeros takes fresh zeroed pages: only the box around the tiles is written
+        grid = np.zeros((K.GRID, K.GRID), dtype=np.int8)
+        grid[r0:r1, c0:c1] = self.grid[r0:r1, c0:c1]
+        fit = np.zeros((K.GRID, K.GRID), dtype=np.int64)
+        fit[r0:r1, c0:c1] = self.fit[r0:r1, c0:c1]
+        return CompiledQwirkleState(
+            grid, fit, meta.copy(), copy.deepcopy(self.rng), list(self.log), self.start_numbers
+        )
+
+    # --------------------------------------------------- the reference view
+    def reference(self) -> QwirkleState:
+        """The same position as a reference :class:`~.model.QwirkleState` (a new object)."""
+        meta = self.meta
+        n = int(meta[K.NP])
+        pending: dict[tuple[int, int], int] = {}
+        order: list[tuple[int, int, int]] = []
+        for i in range(int(meta[K.PN])):
+            r, c, slot = (int(x) for x in meta[K.PEND + 3 * i : K.PEND + 3 * i + 3])
+            cell = (r - K.RADIUS, c - K.RADIUS)
+            pending[cell] = int(self.grid[r, c]) - 1
+            order.append((*cell, slot))
+        rows, cols = np.nonzero(self.grid)
+        tiles = {
+            (int(r) - K.RADIUS, int(c) - K.RADIUS): int(self.grid[r, c]) - 1
+            for r, c in zip(rows, cols, strict=True)
+            if (int(r) - K.RADIUS, int(c) - K.RADIUS) not in pending
+        }
+        game = GameState.__new__(GameState)
+        game.num_players = n
+        game.rng = self.rng
+        game.max_turns = int(meta[K.MAXT])
+        game.board = Board(tiles)
+        game.bag = [int(t) for t in meta[K.BAG : K.BAG + meta[K.BAGN]]]
+        game.hands = [
+            [int(t) for t in meta[K.HANDS + 6 * p : K.HANDS + 6 * p + meta[K.HLEN + p]]]
+            for p in range(n)
+        ]
+        game.scores = [int(s) for s in meta[K.SCORES : K.SCORES + n]]
+        game.start_numbers = list(self.start_numbers)
+        game.start_player = int(meta[K.START])
+        game.current = int(meta[K.CUR])
+        game.first_turn = bool(meta[K.FIRST])
+        game.consecutive_passes = int(meta[K.PASSES])
+        game.turns = int(meta[K.TURNS])
+        game.game_over = bool(meta[K.OVER])
+        game.truncated = bool(meta[K.TRUNC])
+        game.end_bonus_player = None if meta[K.BONUSP] < 0 else int(meta[K.BONUSP])
+        game.changed_cells = set()
+        game.log = list(self.log)
+        sets = [int(m) for m in meta[K.SETS : K.SETS + meta[K.NSETS]]]
+        return QwirkleState(
+            game=game,
+            turn=TurnBuilder(pending, order, int(meta[K.USED])),
+            origin=self.origin,
+            planes=self.planes,
+            unseen_base=[float(x) for x in meta[K.UNSEEN : K.UNSEEN + NUM_KINDS]],
+            lost=[int(x) for x in meta[K.LOST : K.LOST + n]],
+            fit_cache=None,
+            start_sets=[frozenset(t for t in range(NUM_KINDS) if m >> t & 1) for m in sets],
+        )
+
+    @property
+    def game(self) -> GameState:
+        return self.reference().game
+
+    @property
+    def turn(self) -> TurnBuilder:
+        return self.reference().turn
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        return int(self.meta[K.ORR]) - K.RADIUS, int(self.meta[K.ORC]) - K.RADIUS
+
+    @property
+    def planes(self) -> np.ndarray:
+        w = int(self.meta[K.WIN])
+        out = np.empty(K.NUM_PLANES * w * w, dtype=np.float32)
+        K.write_planes(self.grid, self.meta, out)
+        return out.reshape(K.NUM_PLANES, w, w)
+
+
+def _load(game: GameState, window: int) -> CompiledQwirkleState:
+    """The compiled state of a reference game at the start of a turn."""
+    n = game.num_players
+    meta = np.zeros(K.META_SIZE, dtype=np.int64)
+    meta[K.NP] = n
+    meta[K.CUR] = game.current
+    meta[K.TURNS] = game.turns
+    meta[K.PASSES] = game.consecutive_passes
+    meta[K.FIRST] = int(game.first_turn)
+    meta[K.OVER] = int(game.game_over)
+    meta[K.TRUNC] = int(game.truncated)
+    meta[K.MAXT] = game.max_turns if game.max_turns is not None else np.iinfo(np.int64).max
+    meta[K.WIN] = window
+    meta[K.ORR] = K.RADIUS - window // 2
+    meta[K.ORC] = K.RADIUS - window // 2
+    meta[K.START] = game.start_player
+    meta[K.BONUSP] = -1 if game.end_bonus_player is None else game.end_bonus_player
+    meta[K.HANDS : K.HANDS + 24] = -1
+    for p, hand in enumerate(game.hands):
+        meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
+        meta[K.HLEN + p] = len(hand)
+    meta[K.SCORES : K.SCORES + n] = game.scores
+    meta[K.BAG : K.BAG + NUM_KINDS * COPIES] = -1
+    meta[K.BAG : K.BAG + len(game.bag)] = game.bag
+    meta[K.BAGN] = len(game.bag)
+    sets = largest_sets(game.hand)
+    meta[K.NSETS] = len(sets)
+    for i, s in enumerate(sets):
+        meta[K.SETS + i] = sum(1 << t for t in s)
+    unseen = np.full(NUM_KINDS, COPIES, dtype=np.int64)
+    grid = np.zeros((K.GRID, K.GRID), dtype=np.int8)
+    for (r, c), t in game.board.items():
+        grid[r + K.RADIUS, c + K.RADIUS] = t + 1
+        unseen[t] -= 1
+    meta[K.UNSEEN : K.UNSEEN + NUM_KINDS] = unseen
+    if not game.board.is_empty():
+        r0, c0, r1, c1 = game.board.bounds()
+        meta[K.B0R], meta[K.B0C] = r0 + K.RADIUS, c0 + K.RADIUS
+        meta[K.B1R], meta[K.B1C] = r1 + K.RADIUS, c1 + K.RADIUS
+        meta[K.NTILES] = len(game.board)
+    fit = np.zeros((K.GRID, K.GRID), dtype=np.int64)
+    K.rebuild_fits(grid, fit, meta)
+    log = list(game.log)
+    return CompiledQwirkleState(grid, fit, meta, game.rng, log, list(game.start_numbers))
+
+
+class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
+    """Qwirkle for 2 to 4 players, compiled; the same games as :class:`~.model.QwirkleModel`.
+
+    Options and their checks are the reference model's (``num_players``, ``max_turns``,
+    ``window``); so are the observation layout, the action codec and the symmetries.
+    """
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        window: int = DEFAULT_WINDOW,
+    ) -> None:
+        self.reference = QwirkleModel(num_players, max_turns, window)
+        """The reference model, for the text and explanation paths."""
+        ref = self.reference
+        self.num_players = ref.num_players
+        self.window = ref.window
+        self.max_turns = ref.max_turns
+        self.info: GameInfo = ref.info
+        self.codec: QwirkleCodec = ref.codec
+        self.layout: ObservationLayout = ref.layout
+        self._end = self.codec.end
+        self._pass = self.codec.pass_action
+
+    # ------------------------------------------------------------- state
+    def new_state(self, rng: np.random.Generator) -> CompiledQwirkleState:
+        """A fresh game dealt by the reference engine from ``rng`` (the same deal)."""
+        return self.state_of(GameState(self.num_players, rng, max_turns=self.max_turns))
+
+    def state_of(self, game: GameState) -> CompiledQwirkleState:
+        """The compiled state of a rules-engine game at the start of a turn (the window
+        centred as :meth:`QwirkleModel.state_of` centres it)."""
+        if game.num_players != self.num_players:
+            raise ConfigError(
+                f"the game has {game.num_players} players; this model plays {self.num_players}"
+            )
+        st = _load(game, self.window)
+        if not game.board.is_empty():
+            self._new_turn(st, moved=True)
+        return st
+
+    def current_player(self, st: CompiledQwirkleState) -> int:
+        return int(st.meta[K.CUR])
+
+    def copy(self, st: CompiledQwirkleState) -> CompiledQwirkleState:
+        return st.copy()
+
+    def is_over(self, st: CompiledQwirkleState) -> bool:
+        return bool(st.meta[K.OVER] or st.meta[K.TRUNC])
+
+    def scores(self, st: CompiledQwirkleState) -> tuple[float, ...]:
+        return tuple(float(s) for s in st.meta[K.SCORES : K.SCORES + self.num_players])
+
+    def outcome(self, st: CompiledQwirkleState) -> Outcome | None:
+        scores = self.scores(st)
+        if st.meta[K.TRUNC]:
+            return Outcome(Ending.TRUNCATED, (), scores)
+        if st.meta[K.OVER]:
+            best = max(scores)
+            return Outcome(
+                Ending.FINISHED, tuple(p for p, s in enumerate(scores) if s == best), scores
+            )
+        return None
+
+    # ------------------------------------------------------------- rules
+    def legal_mask(self, st: CompiledQwirkleState) -> np.ndarray:
+        mask = np.zeros(self.info.num_actions, dtype=np.int8)
+        K.fill_mask(st.grid, st.fit, st.meta, mask)
+        return mask
+
+    def step(self, st: CompiledQwirkleState, action: int) -> StepResult:
+        action = int(action)
+        meta = st.meta
+        if action < self._end:
+            K.lay(st.grid, meta, action)
+            return StepResult()
+        player = int(meta[K.CUR])
+        points = 0
+        if action == self._end:
+            move = tuple(
+                (int(r) - K.RADIUS, int(c) - K.RADIUS, int(st.grid[r, c]) - 1)
+                for r, c in meta[K.PEND : K.PEND + 3 * meta[K.PN]].reshape(-1, 3)[:, :2]
+            )
+            _, points = K.end_turn(st.grid, st.fit, meta)
+            st.log.append((TurnKind.PLACE, player, move, points))
+        elif action < self._pass:
+            slots = action - self._end
+            size = bin(slots).count("1")
+            K.exchange(meta, slots, st.rng.random(size))
+            st.log.append((TurnKind.EXCHANGE, player, size, 0))
+        else:
+            K.pass_turn(meta)
+            st.log.append((TurnKind.PASS, player, 0, 0))
+        self._new_turn(st, moved=action == self._end)
+        return StepResult(
+            points={player: points} if points else {},
+            game_over=bool(meta[K.OVER]),
+            truncated=bool(meta[K.TRUNC]),
+        )
+
+    def _new_turn(self, st: CompiledQwirkleState, moved: bool) -> None:
+        if K.new_turn(st.meta, moved):
+            st.meta[K.LOST + st.meta[K.CUR]] += self.lost_moves(st)
+
+    def lost_moves(self, st: CompiledQwirkleState) -> int:
+        """Legal moves of the player to act that the window cannot show (0 in practice;
+        counted by the reference engine when the window does not hold the laid area with
+        a 5-cell margin)."""
+        meta = st.meta
+        if meta[K.FIRST] or meta[K.PN] or K.box_has_margin(meta):
+            return 0
+        return self.reference.lost_moves(st.reference())
+
+    # -------------------------------------------------------- observation
+    def observe(
+        self, st: CompiledQwirkleState, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs = np.empty(self.layout.size, dtype=np.float32) if out is None else out
+        K.observe(st.grid, st.meta, int(player), obs)
+        return obs
+
+    def action_layout(self) -> ObservationLayout:
+        return self.reference.action_layout()
+
+    def symmetries(self) -> Symmetries:
+        return self.reference.symmetries()
+
+    # -------------------------------------- human-facing paths (reference)
+    def describe_action(self, st: CompiledQwirkleState | None, action: int) -> str:
+        return self.reference.describe_action(None if st is None else st.reference(), action)
+
+    def explain_illegal(self, st: CompiledQwirkleState, action: int) -> str:
+        return self.reference.explain_illegal(st.reference(), action)
+
+    def player_info(self, st: CompiledQwirkleState, player: int) -> dict[str, Any]:
+        return {"lost_moves": int(st.meta[K.LOST + player])}
+
+    def public_view(self, st: CompiledQwirkleState, player: int) -> QwirkleView:
+        return self.reference.public_view(st.reference(), player)
+
+    def resample_hidden(
+        self, st: CompiledQwirkleState, player: int, rng: np.random.Generator
+    ) -> None:
+        ref = st.reference()
+        self.reference.resample_hidden(ref, player, rng)
+        meta = st.meta
+        for p, hand in enumerate(ref.game.hands):
+            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + HAND_SIZE] = -1
+            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
+        meta[K.BAG : K.BAG + len(ref.game.bag)] = ref.game.bag
+
+    def to_text(self, st: CompiledQwirkleState) -> str:
+        return self.reference.to_text(st.reference())
+
+    def render_ansi(self, st: CompiledQwirkleState, viewer: int) -> str:
+        return self.reference.render_ansi(st.reference(), viewer)
+
+    def render_rgb(self, st: CompiledQwirkleState, viewer: int) -> np.ndarray:
+        return self.reference.render_rgb(st.reference(), viewer)
+
+
+__all__ = ["CompiledQwirkleState", "QwirkleCompiledModel"]

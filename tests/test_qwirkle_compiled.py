@@ -1,0 +1,217 @@
+"""The compiled Qwirkle engine against the reference engine and the brute-force oracle.
+
+Differential play: the compiled model and the reference model start from the same seed and
+take the same actions; every position's masks, observations (every seat's), step results and
+the final outcome and text must be equal. Random play exchanges a lot; the tile-greedy
+policy lays a tile whenever it can, so boards grow large and lines reach six. The oracle
+tests check the compiled masks (every complete turn reachable through them), scores and
+single-tile fits against ``tests/test_qwirkle_oracle.py`` and ``Board.score``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tabletop_rl.envs.qwirkle import Board, GameState
+from tabletop_rl.envs.qwirkle import compiled_kernels as K
+from tabletop_rl.envs.qwirkle.compiled import CompiledQwirkleState, QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.model import QwirkleModel
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_qwirkle_oracle import oracle_moves
+
+
+def _choose(mask: np.ndarray, end: int, rng: np.random.Generator, greedy: bool) -> int:
+    legal = np.flatnonzero(mask)
+    if greedy:
+        places = legal[legal < end]
+        if places.size:
+            return int(places[rng.integers(places.size)])
+        if mask[end]:
+            return end
+    return int(legal[rng.integers(legal.size)])
+
+
+def _differential_game(num_players: int, seed: int, greedy: bool, window: int = 39) -> int:
+    """Play one game in both engines; returns the number of positions compared."""
+    ref, comp = (
+        QwirkleModel(num_players, window=window),
+        QwirkleCompiledModel(num_players, window=window),
+    )
+    rs, cs = ref.new_state(np.random.default_rng(seed)), comp.new_state(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed + 1000)
+    end = ref.codec.end
+    obs = np.empty(comp.layout.size, dtype=np.float32)
+    positions = 0
+    while True:
+        player = ref.current_player(rs)
+        assert comp.current_player(cs) == player
+        mask = ref.legal_mask(rs)
+        assert np.array_equal(comp.legal_mask(cs), mask)
+        # every seat's view now and then, the player to act's always
+        seats = range(num_players) if positions % 8 == 0 else (player,)
+        for seat in seats:
+            assert np.array_equal(comp.observe(cs, seat, obs), ref.observe(rs, seat))
+            assert comp.player_info(cs, seat) == ref.player_info(rs, seat)
+        assert comp.scores(cs) == ref.scores(rs)
+        positions += 1
+        if ref.is_over(rs):
+            break
+        action = _choose(mask, end, rng, greedy)
+        if positions % 50 == 0:
+            assert comp.codec.to_text(cs, action) == ref.codec.to_text(rs, action)
+        assert comp.step(cs, action) == ref.step(rs, action)
+        assert comp.is_over(cs) == ref.is_over(rs)
+    assert comp.outcome(cs) == ref.outcome(rs)
+    assert comp.to_text(cs) == ref.to_text(rs)
+    return positions
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("greedy", [False, True], ids=["random", "greedy"])
+def test_compiled_plays_the_reference_games(num_players: int, greedy: bool) -> None:
+    positions = 0
+    seed = 10 * num_players + int(greedy)
+    while positions < 1700:
+        positions += _differential_game(num_players, seed, greedy)
+        seed += 100
+    assert positions >= 1700  # six cases: over 10,000 positions in all
+
+
+def test_a_small_window_recentres_and_counts_lost_moves_alike() -> None:
+    # a 13-cell window cannot hold a grown board with its margin: the window recentres
+    # often and the compiled model counts the moves it hides as the reference does
+    for seed in range(2):
+        _differential_game(2, seed, greedy=True, window=13)
+
+
+def test_copy_continues_identically_and_is_independent() -> None:
+    model = QwirkleCompiledModel(3)
+    state = model.new_state(np.random.default_rng(7))
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        state_mask = model.legal_mask(state)
+        model.step(state, _choose(state_mask, model.codec.end, rng, greedy=False))
+    twin = model.copy(state)
+    actions = np.random.default_rng(1)
+    while not model.is_over(state):
+        action = _choose(model.legal_mask(state), model.codec.end, actions, greedy=False)
+        assert model.step(twin, action) == model.step(state, action)
+        np.testing.assert_array_equal(model.observe(twin, 0), model.observe(state, 0))
+    assert model.to_text(twin) == model.to_text(state)
+    assert not model.is_over(model.copy(twin)) or model.outcome(twin) == model.outcome(state)
+
+
+def test_text_paths_and_hidden_resampling_match_the_reference() -> None:
+    ref, comp = QwirkleModel(2), QwirkleCompiledModel(2)
+    rs, cs = ref.new_state(np.random.default_rng(3)), comp.new_state(np.random.default_rng(3))
+    rng = np.random.default_rng(4)
+    for step in range(80):
+        mask = ref.legal_mask(rs)
+        if step % 7 == 0:
+            illegal = int(np.flatnonzero(mask == 0)[step % 50])
+            assert comp.explain_illegal(cs, illegal) == ref.explain_illegal(rs, illegal)
+            assert comp.describe_action(cs, illegal) == ref.describe_action(rs, illegal)
+            assert comp.public_view(cs, 1) == ref.public_view(rs, 1)
+            assert comp.render_ansi(cs, 0) == ref.render_ansi(rs, 0)
+            text = comp.codec.to_text(cs, int(np.flatnonzero(mask)[0]))
+            assert comp.codec.parse(cs, text) == ref.codec.parse(rs, text)
+        action = _choose(mask, ref.codec.end, rng, greedy=step % 2 == 0)
+        comp.step(cs, action)
+        ref.step(rs, action)
+    comp.resample_hidden(cs, 1, np.random.default_rng(9))
+    ref.resample_hidden(rs, 1, np.random.default_rng(9))
+    assert comp.to_text(cs) == ref.to_text(rs)
+    np.testing.assert_array_equal(comp.legal_mask(cs), ref.legal_mask(rs))
+
+
+# ------------------------------------------------------------------ the oracle
+def _position(seed: int, turns: int) -> GameState:
+    """A mid-game position of the reference engine after random whole turns."""
+    rng = np.random.default_rng(seed)
+    game = GameState(2, rng)
+    for _ in range(turns):
+        moves = game.legal_moves()
+        if game.finished:
+            break
+        if moves:
+            game.place(moves[int(rng.integers(len(moves)))])
+        elif game.max_exchange():
+            game.exchange(game.hand[: game.max_exchange()])
+        else:
+            game.pass_turn()
+    return game
+
+
+def _reachable_turns(
+    model: QwirkleCompiledModel, state: CompiledQwirkleState, board: Board
+) -> set[frozenset]:
+    """Every complete turn reachable through the compiled masks, each scored as the
+    reference board scores it."""
+    hand = state.game.hand
+    end = model.codec.end
+    found: set[frozenset] = set()
+    seen: set[frozenset] = set()
+
+    def dfs(st: CompiledQwirkleState) -> None:
+        order = st.turn.order
+        key = frozenset(((r, c), hand[s]) for r, c, s in order)
+        if key in seen:
+            return
+        seen.add(key)
+        mask = model.legal_mask(st)
+        if mask[end]:
+            move = [(r, c, hand[s]) for r, c, s in order]
+            done = model.copy(st)
+            player = model.current_player(st)
+            result = model.step(done, end)
+            bonus = 6 if len(move) == len(hand) and not st.game.bag else 0
+            assert result.points == {player: board.score(move) + bonus}
+            found.add(key)
+        for action in np.flatnonzero(mask[:end]):
+            child = model.copy(st)
+            model.step(child, int(action))
+            dfs(child)
+
+    dfs(state)
+    return found
+
+
+@pytest.mark.parametrize(("seed", "turns"), [(1, 2), (2, 5), (3, 8), (4, 11), (5, 14), (6, 6)])
+def test_compiled_masks_and_scores_match_the_brute_force_oracle(seed: int, turns: int) -> None:
+    game = _position(seed, turns)
+    if game.finished or game.first_turn:
+        pytest.skip("the position is not a mid-game turn start")
+    model = QwirkleCompiledModel(2)
+    state = model.state_of(game.clone())
+    assert _reachable_turns(model, state, game.board) == oracle_moves(game.board, game.hand)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_single_tile_fits_match_board_legality(seed: int) -> None:
+    game = _position(seed, 10)
+    model = QwirkleCompiledModel(2)
+    state = model.state_of(game.clone())
+    r0, c0, r1, c1 = game.board.bounds()
+    for r in range(r0 - 2, r1 + 3):
+        for c in range(c0 - 2, c1 + 3):
+            if (r, c) in game.board:
+                assert state.fit[r + K.RADIUS, c + K.RADIUS] == 0
+                continue
+            legal = sum(1 << t for t in range(36) if game.board.is_legal([(r, c, t)]))
+            assert state.fit[r + K.RADIUS, c + K.RADIUS] == legal, (r, c)
+
+
+def test_first_turn_masks_give_exactly_the_start_rows() -> None:
+    from tabletop_rl.envs.qwirkle import first_turn_moves
+
+    model = QwirkleCompiledModel(2)
+    for seed in range(4):
+        state = model.new_state(np.random.default_rng(seed))
+        hand = state.game.hand
+        expected = {frozenset(((r, c), t) for r, c, t in m) for m in first_turn_moves(hand)}
+        assert _reachable_turns(model, state, Board()) == expected

@@ -19,6 +19,7 @@ import pytest
 from tabletop_rl.envs.qwirkle import Board, GameState
 from tabletop_rl.envs.qwirkle import compiled_kernels as K
 from tabletop_rl.envs.qwirkle.compiled import CompiledQwirkleState, QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.compiled_batch import QwirkleBatch
 from tabletop_rl.envs.qwirkle.model import QwirkleModel
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -215,3 +216,93 @@ def test_first_turn_masks_give_exactly_the_start_rows() -> None:
         hand = state.game.hand
         expected = {frozenset(((r, c), t) for r, c, t in m) for m in first_turn_moves(hand)}
         assert _reachable_turns(model, state, Board()) == expected
+
+
+# ------------------------------------------------------------- batched games
+def _check_batch_against_reference(
+    num_players: int, steps: int, reward: str = "score", max_turns: int = 1000
+) -> int:
+    """Step a batch and one reference game per slot with the same seeds and actions; every
+    step's arrays must equal the reference games'. Returns the number of games finished."""
+    num_envs, seed = 3, 40 + num_players
+    batch = QwirkleBatch(num_envs, num_players, seed=seed, reward=reward, max_turns=max_turns)
+    model = QwirkleModel(num_players, max_turns=max_turns)
+    rngs = [np.random.default_rng(seed + i) for i in range(num_envs)]
+    states = [model.new_state(rng) for rng in rngs]
+    batch.reset()
+    done = [False] * num_envs
+    finished = 0
+    actions_rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        for i, st in enumerate(states):
+            player = model.current_player(st)
+            assert batch.current_player[i] == player
+            np.testing.assert_array_equal(batch.observation[i], model.observe(st, player))
+            np.testing.assert_array_equal(batch.action_mask[i], model.legal_mask(st))
+        actions = batch.sample_actions(actions_rng)
+        batch.step(actions)
+        for i in range(num_envs):
+            rewards = np.zeros(num_players, dtype=np.float32)
+            if done[i]:
+                states[i] = model.new_state(rngs[i])  # the same generator, continued
+                done[i] = False
+            else:
+                result = model.step(states[i], int(actions[i]))
+                done[i] = result.game_over or result.truncated
+                if reward == "score":
+                    for p, points in result.points.items():
+                        rewards[p] = points
+                elif result.game_over:
+                    rewards[:] = model.outcome(states[i]).win_rewards()
+                assert batch.terminated[i] == result.game_over
+                assert batch.truncated[i] == result.truncated
+            np.testing.assert_array_equal(batch.rewards[i], rewards)
+            if done[i]:
+                finished += 1
+                st = states[i]
+                player = model.current_player(st)
+                np.testing.assert_array_equal(batch.final_observation[i], model.observe(st, player))
+                assert tuple(batch.episode_scores[i]) == model.scores(st)
+                assert not batch.action_mask[i].any()
+    return finished
+
+
+def test_batch_replays_the_reference_games_across_resets() -> None:
+    # long enough for every slot to finish a game and start the next one
+    assert _check_batch_against_reference(2, steps=1000) >= 3
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_batch_truncates_and_gives_win_rewards_like_the_reference(num_players: int) -> None:
+    assert _check_batch_against_reference(num_players, 150, reward="win", max_turns=12) >= 3
+
+
+def test_batch_threads_give_the_same_games() -> None:
+    one, two = QwirkleBatch(8, 2, seed=3), QwirkleBatch(8, 2, seed=3, threads=2)
+    one.reset()
+    two.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        actions = one.sample_actions(rng)
+        one.step(actions)
+        two.step(actions)
+        np.testing.assert_array_equal(one.observation, two.observation)
+        np.testing.assert_array_equal(one.action_mask, two.action_mask)
+        np.testing.assert_array_equal(one.rewards, two.rewards)
+
+
+def test_batch_rejects_bad_actions_and_options_clearly() -> None:
+    from tabletop_rl.envs.errors import ConfigError, IllegalActionError
+
+    batch = QwirkleBatch(2, 2, seed=0)
+    batch.reset()
+    actions = batch.sample_actions(np.random.default_rng(0))
+    actions[1] = int(np.flatnonzero(batch.action_mask[1] == 0)[0])
+    with pytest.raises(IllegalActionError, match="game 1: action"):
+        batch.step(actions)
+    with pytest.raises(IllegalActionError, match="shape"):
+        batch.step(actions[:1])
+    with pytest.raises(ConfigError, match="num_envs=0"):
+        QwirkleBatch(0)
+    with pytest.raises(ConfigError, match="reward="):
+        QwirkleBatch(2, reward="points")

@@ -165,10 +165,14 @@ class CompiledQwirkleState:
         return out.reshape(K.NUM_PLANES, w, w)
 
 
-def _load(game: GameState, window: int) -> CompiledQwirkleState:
-    """The compiled state of a reference game at the start of a turn."""
+def load_game(
+    game: GameState, window: int, grid: np.ndarray, fit: np.ndarray, meta: np.ndarray
+) -> None:
+    """Write a reference game at the start of a turn into the arrays of a compiled game
+    (``grid`` and ``fit`` zero where the game has no tiles; the window centred on the start
+    cell, as :meth:`QwirkleModel.state_of` starts it)."""
     n = game.num_players
-    meta = np.zeros(K.META_SIZE, dtype=np.int64)
+    meta[:] = 0
     meta[K.NP] = n
     meta[K.CUR] = game.current
     meta[K.TURNS] = game.turns
@@ -194,21 +198,25 @@ def _load(game: GameState, window: int) -> CompiledQwirkleState:
     meta[K.NSETS] = len(sets)
     for i, s in enumerate(sets):
         meta[K.SETS + i] = sum(1 << t for t in s)
-    unseen = np.full(NUM_KINDS, COPIES, dtype=np.int64)
-    grid = np.zeros((K.GRID, K.GRID), dtype=np.int8)
+    meta[K.UNSEEN : K.UNSEEN + NUM_KINDS] = COPIES
     for (r, c), t in game.board.items():
         grid[r + K.RADIUS, c + K.RADIUS] = t + 1
-        unseen[t] -= 1
-    meta[K.UNSEEN : K.UNSEEN + NUM_KINDS] = unseen
+        meta[K.UNSEEN + t] -= 1
     if not game.board.is_empty():
         r0, c0, r1, c1 = game.board.bounds()
         meta[K.B0R], meta[K.B0C] = r0 + K.RADIUS, c0 + K.RADIUS
         meta[K.B1R], meta[K.B1C] = r1 + K.RADIUS, c1 + K.RADIUS
         meta[K.NTILES] = len(game.board)
+        K.rebuild_fits(grid, fit, meta)
+
+
+def _load(game: GameState, window: int) -> CompiledQwirkleState:
+    """The compiled state of a reference game at the start of a turn."""
+    grid = np.zeros((K.GRID, K.GRID), dtype=np.int8)
     fit = np.zeros((K.GRID, K.GRID), dtype=np.int64)
-    K.rebuild_fits(grid, fit, meta)
-    log = list(game.log)
-    return CompiledQwirkleState(grid, fit, meta, game.rng, log, list(game.start_numbers))
+    meta = np.zeros(K.META_SIZE, dtype=np.int64)
+    load_game(game, window, grid, fit, meta)
+    return CompiledQwirkleState(grid, fit, meta, game.rng, list(game.log), list(game.start_numbers))
 
 
 class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
@@ -373,4 +381,4 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         return self.reference.render_rgb(st.reference(), viewer)
 
 
-__all__ = ["CompiledQwirkleState", "QwirkleCompiledModel"]
+__all__ = ["CompiledQwirkleState", "QwirkleCompiledModel", "load_game"]

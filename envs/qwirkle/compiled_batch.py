@@ -1,0 +1,417 @@
+"""Many Qwirkle games stepped together by one compiled call, in the style of EnvPool and Pgx.
+
+:class:`QwirkleBatch` keeps ``num_envs`` games of the compiled engine in stacked arrays and
+advances all of them with one call per step. Observations and masks live in preallocated
+arrays that every step updates in place: a laid tile changes four board-plane entries, so
+the ``(N, obs)`` observation is rewritten only where the game changed (the whole board planes
+only when a game's window moves or a game starts).
+
+Game ``i`` of a batch seeded ``seed`` is the game that :class:`~.compiled.QwirkleCompiledModel`
+and :class:`~.model.QwirkleModel` deal from ``np.random.default_rng(seed + i)``; when it ends,
+its next game is dealt from the same generator, continued (as ``env.reset()`` without a seed
+continues), so a batch replays exactly the games of ``num_envs`` single environments.
+
+>>> batch = QwirkleBatch(num_envs=4, num_players=2, seed=0)
+>>> batch.reset()
+>>> rng = np.random.default_rng(0)
+>>> for _ in range(50):
+...     batch.step(batch.sample_actions(rng))
+>>> batch.observation.shape, batch.action_mask.dtype
+((4, 21424), dtype('int8'))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..errors import ConfigError, IllegalActionError
+from . import compiled_kernels as K
+from .compiled import QwirkleCompiledModel, load_game
+from .game import GameState
+from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
+
+UNIFORMS = 128
+"""Uniforms drawn ahead per game for exchanges (refilled before they run out)."""
+REWARDS = ("score", "win")
+
+
+@njit(cache=True)
+def _clear_board(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
+    """Zero the part of ``grid`` and ``fit`` a finished game used (its box and reach)."""
+    if meta[K.NTILES]:
+        r0, r1 = meta[K.B0R] - 7, meta[K.B1R] + 8
+        c0, c1 = meta[K.B0C] - 7, meta[K.B1C] + 8
+    else:
+        r0 = c0 = K.RADIUS - 7
+        r1 = c1 = K.RADIUS + 8
+    r0, c0, r1, c1 = max(r0, 0), max(c0, 0), min(r1, K.GRID), min(c1, K.GRID)
+    grid[r0:r1, c0:c1] = 0
+    fit[r0:r1, c0:c1] = 0
+
+
+@njit(cache=True)
+def _check_actions(mask: np.ndarray, actions: np.ndarray, fresh: np.ndarray) -> int:
+    """The first game whose action is out of range or masked out (-1: none)."""
+    a_max = mask.shape[1]
+    for i in range(actions.shape[0]):
+        if fresh[i]:
+            continue
+        a = actions[i]
+        if a < 0 or a >= a_max or not mask[i, a]:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _step_one(
+    i: int,
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    action: int,
+    uniforms: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    win_rewards: bool,
+    fresh: bool,
+) -> tuple[bool, bool]:
+    """Apply ``action`` to game ``i`` (or show it fresh) and update its observation, mask and
+    rewards in place; returns (terminated, truncated)."""
+    w = meta[K.WIN]
+    cells = w * w
+    end = K.HAND * cells
+    rewards[:] = 0.0
+    if fresh:
+        K.write_planes(grid, meta, obs)
+        meta[K.REPAINT] = 0
+    elif action < end:
+        wr, wc, t = K.lay(grid, meta, action)
+        base = wr * w + wc
+        K._paint(obs, cells, base, t)
+        obs[K.LAID_PLANE * cells + base] = 1.0
+    else:
+        player = meta[K.CUR]
+        moved = action == end
+        if moved:
+            for j in range(meta[K.PN]):
+                r = meta[K.PEND + 3 * j]
+                c = meta[K.PEND + 3 * j + 1]
+                obs[K.LAID_PLANE * cells + (r - meta[K.ORR]) * w + (c - meta[K.ORC])] = 0.0
+            _, points = K.end_turn(grid, fit, meta)
+            if not win_rewards:
+                rewards[player] = points
+        elif action <= end + K.NUM_EXCHANGES:
+            at = meta[K.UPOS]
+            slots = action - end
+            K.exchange(meta, slots, uniforms[at : at + 6])
+            while slots:
+                at += slots & 1
+                slots >>= 1
+            meta[K.UPOS] = at
+        else:
+            K.pass_turn(meta)
+        K.new_turn(meta, moved)
+        if meta[K.REPAINT]:
+            K.write_planes(grid, meta, obs)
+            meta[K.REPAINT] = 0
+    cur = meta[K.CUR]
+    K.write_tail(meta, cur, obs, K.NUM_PLANES * cells)
+    mask[:] = 0
+    over = meta[K.OVER] == 1
+    truncated = meta[K.TRUNC] == 1
+    if over and win_rewards:
+        n = meta[K.NP]
+        best = meta[K.SCORES]
+        for p in range(1, n):
+            best = max(best, meta[K.SCORES + p])
+        winners = 0
+        for p in range(n):
+            if meta[K.SCORES + p] == best:
+                winners += 1
+        if winners < n:
+            for p in range(n):
+                rewards[p] = 1.0 if meta[K.SCORES + p] == best else -1.0
+    if not (over or truncated):
+        K.fill_mask(grid, fit, meta, mask)
+    return over, truncated
+
+
+@njit(cache=True)
+def _finish(
+    i: int,
+    meta: np.ndarray,
+    obs: np.ndarray,
+    final_obs: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    final_obs[:] = obs
+    for p in range(meta[K.NP]):
+        scores[p] = meta[K.SCORES + p]
+
+
+@njit(cache=True)
+def _step_serial(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    actions: np.ndarray,
+    uniforms: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    current: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    final_obs: np.ndarray,
+    scores: np.ndarray,
+    fresh: np.ndarray,
+    win_rewards: bool,
+) -> None:
+    for i in range(actions.shape[0]):
+        over, cut = _step_one(
+            i,
+            grid[i],
+            fit[i],
+            meta[i],
+            actions[i],
+            uniforms[i],
+            obs[i],
+            mask[i],
+            rewards[i],
+            win_rewards,
+            fresh[i],
+        )
+        fresh[i] = False
+        term[i] = over
+        trunc[i] = cut
+        current[i] = meta[i, K.CUR]
+        if over or cut:
+            _finish(i, meta[i], obs[i], final_obs[i], scores[i])
+
+
+@njit(cache=True, parallel=True)
+def _step_parallel(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    actions: np.ndarray,
+    uniforms: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    current: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    final_obs: np.ndarray,
+    scores: np.ndarray,
+    fresh: np.ndarray,
+    win_rewards: bool,
+) -> None:
+    for i in prange(actions.shape[0]):
+        over, cut = _step_one(
+            i,
+            grid[i],
+            fit[i],
+            meta[i],
+            actions[i],
+            uniforms[i],
+            obs[i],
+            mask[i],
+            rewards[i],
+            win_rewards,
+            fresh[i],
+        )
+        fresh[i] = False
+        term[i] = over
+        trunc[i] = cut
+        current[i] = meta[i, K.CUR]
+        if over or cut:
+            _finish(i, meta[i], obs[i], final_obs[i], scores[i])
+
+
+@njit(cache=True)
+def _sample(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """One uniformly random legal action per game (``u`` uniforms in [0, 1))."""
+    for i in range(mask.shape[0]):
+        row = mask[i]
+        count = 0
+        for a in range(row.shape[0]):
+            count += row[a]
+        pick = np.int64(u[i] * count)
+        for a in range(row.shape[0]):
+            if row[a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+class QwirkleBatch:
+    """``num_envs`` Qwirkle games stepped together (observation and mask after every step).
+
+    Public arrays, updated in place by :meth:`reset` and :meth:`step` (read them, copy what
+    you keep):
+
+    - ``observation`` ``(N, obs)`` float32: the player to act's observation (the layout of
+      :class:`~.model.QwirkleModel`); after a game's last step, its final position.
+    - ``action_mask`` ``(N, A)`` int8: that player's legal actions (all 0 after the last step).
+    - ``current_player`` ``(N,)`` int64: the seat to act.
+    - ``rewards`` ``(N, players)`` float32: this step's rewards per seat (``reward="score"``:
+      the points scored, end bonus included; ``"win"``: +1 / -1 when a game ends with a
+      winner, 0 on a full tie, a truncation and every other step).
+    - ``terminated`` / ``truncated`` ``(N,)`` bool: the game ended by the rules / by the turn
+      limit with this step.
+    - ``final_observation`` ``(N, obs)`` float32 and ``episode_scores`` ``(N, players)``
+      float32: the last position and final scores of each game's most recent finished game
+      (written when it ends, kept until its next game ends).
+
+    A finished game starts its next game on the following :meth:`step` (its action is ignored
+    then); that step's ``observation`` is the new game's first position, with zero rewards.
+    ``threads > 1`` spreads the games over that many cores (numba's threads).
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        seed: int = 0,
+        threads: int = 1,
+        *,
+        reward: str = "score",
+        max_turns: int = DEFAULT_MAX_TURNS,
+        window: int = DEFAULT_WINDOW,
+    ) -> None:
+        for name, value in (("num_envs", num_envs), ("threads", threads), ("seed", seed)):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise ConfigError(f"{name} must be an int, got {type(value).__name__}")
+        if num_envs < 1:
+            raise ConfigError(f"num_envs={num_envs} is not allowed; allowed: 1 or more")
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise ConfigError(
+                f"threads={threads} is not allowed; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}"
+            )
+        if reward not in REWARDS:
+            raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
+        self.model = QwirkleCompiledModel(num_players, max_turns, window)
+        """The single-game model: layout, codec and rules of every game in the batch."""
+        self.num_envs = n = int(num_envs)
+        self.num_players = self.model.num_players
+        self.seed = int(seed)
+        self.threads = int(threads)
+        self.reward = reward
+        size, actions = self.model.layout.size, self.model.info.num_actions
+        players = self.num_players
+        # np.zeros takes fresh zeroed pages: a game touches only the part of its board it uses
+        self._grid = np.zeros((n, K.GRID, K.GRID), dtype=np.int8)
+        self._fit = np.zeros((n, K.GRID, K.GRID), dtype=np.int64)
+        self._meta = np.zeros((n, K.META_SIZE), dtype=np.int64)
+        self._uniforms = np.zeros((n, UNIFORMS), dtype=np.float64)
+        self._fresh = np.zeros(n, dtype=np.bool_)
+        self._rngs: list[np.random.Generator] = []
+        self._rng_base: list[Any] = []
+        self.observation = np.zeros((n, size), dtype=np.float32)
+        self.action_mask = np.zeros((n, actions), dtype=np.int8)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.rewards = np.zeros((n, players), dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+        self.final_observation = np.zeros((n, size), dtype=np.float32)
+        self.episode_scores = np.zeros((n, players), dtype=np.float32)
+        self._no_actions = np.zeros(n, dtype=np.int64)
+
+    # ------------------------------------------------------------- games
+    def _deal(self, i: int) -> None:
+        """Start game ``i``'s next game from its generator (at the position the reference
+        engine's generator would have reached: the pre-drawn uniforms not used are undone)."""
+        rng = self._rngs[i]
+        meta = self._meta[i]
+        if self._rng_base[i] is not None:
+            rng.bit_generator.state = self._rng_base[i]
+            rng.random(int(meta[K.UPOS]))
+        _clear_board(self._grid[i], self._fit[i], meta)
+        game = GameState(self.num_players, rng, max_turns=self.model.max_turns)
+        load_game(game, self.model.window, self._grid[i], self._fit[i], meta)
+        self._draw_uniforms(i)
+        self._fresh[i] = True
+
+    def _draw_uniforms(self, i: int) -> None:
+        rng = self._rngs[i]
+        self._rng_base[i] = rng.bit_generator.state
+        self._uniforms[i] = rng.random(UNIFORMS)
+        self._meta[i, K.UPOS] = 0
+
+    def _refill_uniforms(self, i: int) -> None:
+        rng = self._rngs[i]
+        rng.bit_generator.state = self._rng_base[i]
+        rng.random(int(self._meta[i, K.UPOS]))
+        self._draw_uniforms(i)
+
+    def reset(self) -> None:
+        """Deal every game afresh: game ``i`` from ``np.random.default_rng(seed + i)``."""
+        self._rngs = [np.random.default_rng(self.seed + i) for i in range(self.num_envs)]
+        self._rng_base = [None] * self.num_envs
+        for i in range(self.num_envs):
+            self._deal(i)
+        self._run(self._no_actions)
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply one action per game (the action of a game that ended last step is ignored:
+        that game starts its next game instead). Raises :class:`IllegalActionError` naming
+        the first game whose action its mask does not allow."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise IllegalActionError(
+                f"actions must have shape ({self.num_envs},), one per game; got {actions.shape}"
+            )
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False)
+        for i in np.flatnonzero(self.terminated | self.truncated):
+            self._deal(int(i))
+        bad = _check_actions(self.action_mask, actions, self._fresh)
+        if bad >= 0:
+            raise IllegalActionError(
+                f"game {bad}: action {int(actions[bad])} is illegal (its action-mask entry is "
+                f"0 or it is out of range 0 to {self.action_mask.shape[1] - 1})"
+            )
+        for i in np.flatnonzero(self._meta[:, K.UPOS] > UNIFORMS - K.HAND):
+            self._refill_uniforms(int(i))
+        self._run(actions)
+
+    def _run(self, actions: np.ndarray) -> None:
+        args = (
+            self._grid,
+            self._fit,
+            self._meta,
+            actions,
+            self._uniforms,
+            self.observation,
+            self.action_mask,
+            self.current_player,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.final_observation,
+            self.episode_scores,
+            self._fresh,
+            self.reward == "win",
+        )
+        if self.threads > 1:
+            numba.set_num_threads(self.threads)
+            _step_parallel(*args)
+        else:
+            _step_serial(*args)
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game (0 for a game about to restart)."""
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        _sample(self.action_mask, rng.random(self.num_envs), out)
+        return out
+
+
+__all__ = ["QwirkleBatch"]

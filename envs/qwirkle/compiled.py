@@ -172,41 +172,42 @@ def load_game(
     (``grid`` and ``fit`` zero where the game has no tiles; the window centred on the start
     cell, as :meth:`QwirkleModel.state_of` starts it)."""
     n = game.num_players
-    meta[:] = 0
-    meta[K.NP] = n
-    meta[K.CUR] = game.current
-    meta[K.TURNS] = game.turns
-    meta[K.PASSES] = game.consecutive_passes
-    meta[K.FIRST] = int(game.first_turn)
-    meta[K.OVER] = int(game.game_over)
-    meta[K.TRUNC] = int(game.truncated)
-    meta[K.MAXT] = game.max_turns if game.max_turns is not None else np.iinfo(np.int64).max
-    meta[K.WIN] = window
-    meta[K.ORR] = K.RADIUS - window // 2
-    meta[K.ORC] = K.RADIUS - window // 2
-    meta[K.START] = game.start_player
-    meta[K.BONUSP] = -1 if game.end_bonus_player is None else game.end_bonus_player
-    meta[K.HANDS : K.HANDS + 24] = -1
+    m = [0] * K.META_SIZE  # built as a list and written at once: one conversion, not fifty
+    m[K.NP] = n
+    m[K.CUR] = game.current
+    m[K.TURNS] = game.turns
+    m[K.PASSES] = game.consecutive_passes
+    m[K.FIRST] = int(game.first_turn)
+    m[K.OVER] = int(game.game_over)
+    m[K.TRUNC] = int(game.truncated)
+    m[K.MAXT] = game.max_turns if game.max_turns is not None else np.iinfo(np.int64).max
+    m[K.WIN] = window
+    m[K.ORR] = m[K.ORC] = K.RADIUS - window // 2
+    m[K.START] = game.start_player
+    m[K.BONUSP] = -1 if game.end_bonus_player is None else game.end_bonus_player
+    m[K.HANDS : K.HANDS + 24] = [-1] * 24
     for p, hand in enumerate(game.hands):
-        meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
-        meta[K.HLEN + p] = len(hand)
-    meta[K.SCORES : K.SCORES + n] = game.scores
-    meta[K.BAG : K.BAG + NUM_KINDS * COPIES] = -1
-    meta[K.BAG : K.BAG + len(game.bag)] = game.bag
-    meta[K.BAGN] = len(game.bag)
+        m[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
+        m[K.HLEN + p] = len(hand)
+    m[K.SCORES : K.SCORES + n] = game.scores
+    bag = game.bag
+    m[K.BAG : K.BAG + NUM_KINDS * COPIES] = [*bag, *([-1] * (NUM_KINDS * COPIES - len(bag)))]
+    m[K.BAGN] = len(bag)
     sets = largest_sets(game.hand)
-    meta[K.NSETS] = len(sets)
+    m[K.NSETS] = len(sets)
     for i, s in enumerate(sets):
-        meta[K.SETS + i] = sum(1 << t for t in s)
-    meta[K.UNSEEN : K.UNSEEN + NUM_KINDS] = COPIES
+        m[K.SETS + i] = sum(1 << t for t in s)
+    m[K.UNSEEN : K.UNSEEN + NUM_KINDS] = [COPIES] * NUM_KINDS
     for (r, c), t in game.board.items():
         grid[r + K.RADIUS, c + K.RADIUS] = t + 1
-        meta[K.UNSEEN + t] -= 1
+        m[K.UNSEEN + t] -= 1
     if not game.board.is_empty():
         r0, c0, r1, c1 = game.board.bounds()
-        meta[K.B0R], meta[K.B0C] = r0 + K.RADIUS, c0 + K.RADIUS
-        meta[K.B1R], meta[K.B1C] = r1 + K.RADIUS, c1 + K.RADIUS
-        meta[K.NTILES] = len(game.board)
+        m[K.B0R], m[K.B0C] = r0 + K.RADIUS, c0 + K.RADIUS
+        m[K.B1R], m[K.B1C] = r1 + K.RADIUS, c1 + K.RADIUS
+        m[K.NTILES] = len(game.board)
+    meta[:] = m
+    if not game.board.is_empty():
         K.rebuild_fits(grid, fit, meta)
 
 

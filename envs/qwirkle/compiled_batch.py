@@ -22,11 +22,12 @@ continues), so a batch replays exactly the games of ``num_envs`` single environm
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
@@ -34,9 +35,10 @@ from .compiled import QwirkleCompiledModel, load_game
 from .game import GameState
 from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
 
-UNIFORMS = 128
+UNIFORMS = 1024
 """Uniforms drawn ahead per game for exchanges (refilled before they run out)."""
 REWARDS = ("score", "win")
+MAX_THREADS = 64
 
 
 @njit(cache=True)
@@ -154,8 +156,8 @@ def _finish(
         scores[p] = meta[K.SCORES + p]
 
 
-@njit(cache=True)
-def _step_serial(
+@njit(cache=True, nogil=True)
+def _step_games(
     grid: np.ndarray,
     fit: np.ndarray,
     meta: np.ndarray,
@@ -173,46 +175,6 @@ def _step_serial(
     win_rewards: bool,
 ) -> None:
     for i in range(actions.shape[0]):
-        over, cut = _step_one(
-            i,
-            grid[i],
-            fit[i],
-            meta[i],
-            actions[i],
-            uniforms[i],
-            obs[i],
-            mask[i],
-            rewards[i],
-            win_rewards,
-            fresh[i],
-        )
-        fresh[i] = False
-        term[i] = over
-        trunc[i] = cut
-        current[i] = meta[i, K.CUR]
-        if over or cut:
-            _finish(i, meta[i], obs[i], final_obs[i], scores[i])
-
-
-@njit(cache=True, parallel=True)
-def _step_parallel(
-    grid: np.ndarray,
-    fit: np.ndarray,
-    meta: np.ndarray,
-    actions: np.ndarray,
-    uniforms: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    current: np.ndarray,
-    rewards: np.ndarray,
-    term: np.ndarray,
-    trunc: np.ndarray,
-    final_obs: np.ndarray,
-    scores: np.ndarray,
-    fresh: np.ndarray,
-    win_rewards: bool,
-) -> None:
-    for i in prange(actions.shape[0]):
         over, cut = _step_one(
             i,
             grid[i],
@@ -272,7 +234,8 @@ class QwirkleBatch:
 
     A finished game starts its next game on the following :meth:`step` (its action is ignored
     then); that step's ``observation`` is the new game's first position, with zero rewards.
-    ``threads > 1`` spreads the games over that many cores (numba's threads).
+    ``threads > 1`` steps that many blocks of games at once, in threads (the compiled step
+    releases the GIL).
     """
 
     def __init__(
@@ -291,10 +254,8 @@ class QwirkleBatch:
                 raise ConfigError(f"{name} must be an int, got {type(value).__name__}")
         if num_envs < 1:
             raise ConfigError(f"num_envs={num_envs} is not allowed; allowed: 1 or more")
-        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-            raise ConfigError(
-                f"threads={threads} is not allowed; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}"
-            )
+        if not 1 <= threads <= MAX_THREADS:
+            raise ConfigError(f"threads={threads} is not allowed; allowed: 1 to {MAX_THREADS}")
         if reward not in REWARDS:
             raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
         self.model = QwirkleCompiledModel(num_players, max_turns, window)
@@ -323,6 +284,9 @@ class QwirkleBatch:
         self.final_observation = np.zeros((n, size), dtype=np.float32)
         self.episode_scores = np.zeros((n, players), dtype=np.float32)
         self._no_actions = np.zeros(n, dtype=np.int64)
+        bounds = np.linspace(0, n, self.threads + 1).astype(int)
+        self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds) if hi > lo]
+        self._pool = ThreadPoolExecutor(self.threads) if len(self._blocks) > 1 else None
 
     # ------------------------------------------------------------- games
     def _deal(self, i: int) -> None:
@@ -384,7 +348,7 @@ class QwirkleBatch:
         self._run(actions)
 
     def _run(self, actions: np.ndarray) -> None:
-        args = (
+        arrays = (
             self._grid,
             self._fit,
             self._meta,
@@ -399,13 +363,18 @@ class QwirkleBatch:
             self.final_observation,
             self.episode_scores,
             self._fresh,
-            self.reward == "win",
         )
-        if self.threads > 1:
-            numba.set_num_threads(self.threads)
-            _step_parallel(*args)
-        else:
-            _step_serial(*args)
+        win = self.reward == "win"
+        if self._pool is None:
+            _step_games(*arrays, win)
+            return
+        # the compiled step releases the GIL: each thread steps its own block of games
+        futures = [
+            self._pool.submit(_step_games, *(a[lo:hi] for a in arrays), win)
+            for lo, hi in self._blocks
+        ]
+        for future in futures:
+            future.result()
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per game (0 for a game about to restart)."""

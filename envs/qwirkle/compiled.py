@@ -259,7 +259,7 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
             )
         st = _load(game, self.window)
         if not game.board.is_empty():
-            self._new_turn(st, moved=True)
+            self._new_turn(st)
         return st
 
     def current_player(self, st: CompiledQwirkleState) -> int:
@@ -295,34 +295,35 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         action = int(action)
         meta = st.meta
         if action < self._end:
-            K.lay(st.grid, meta, action)
+            K.apply(st.grid, st.fit, meta, action, _NO_UNIFORMS)
             return StepResult()
-        player = int(meta[K.CUR])
-        points = 0
+        uniforms = _NO_UNIFORMS
         if action == self._end:
+            laid = meta[K.PEND : K.PEND + 3 * meta[K.PN]].reshape(-1, 3)
             move = tuple(
-                (int(r) - K.RADIUS, int(c) - K.RADIUS, int(st.grid[r, c]) - 1)
-                for r, c in meta[K.PEND : K.PEND + 3 * meta[K.PN]].reshape(-1, 3)[:, :2]
+                (int(r) - K.RADIUS, int(c) - K.RADIUS, int(st.grid[r, c]) - 1) for r, c, _ in laid
             )
-            _, points = K.end_turn(st.grid, st.fit, meta)
+        elif action < self._pass:
+            size = bin(action - self._end).count("1")
+            uniforms = st.rng.random(size)
+        player, points, count_lost = K.apply(st.grid, st.fit, meta, action, uniforms)
+        if action == self._end:
             st.log.append((TurnKind.PLACE, player, move, points))
         elif action < self._pass:
-            slots = action - self._end
-            size = bin(slots).count("1")
-            K.exchange(meta, slots, st.rng.random(size))
             st.log.append((TurnKind.EXCHANGE, player, size, 0))
         else:
-            K.pass_turn(meta)
             st.log.append((TurnKind.PASS, player, 0, 0))
-        self._new_turn(st, moved=action == self._end)
+        if count_lost:
+            meta[K.LOST + meta[K.CUR]] += self.lost_moves(st)
         return StepResult(
             points={player: points} if points else {},
             game_over=bool(meta[K.OVER]),
             truncated=bool(meta[K.TRUNC]),
         )
 
-    def _new_turn(self, st: CompiledQwirkleState, moved: bool) -> None:
-        if K.new_turn(st.meta, moved):
+    def _new_turn(self, st: CompiledQwirkleState) -> None:
+        """Recentre the window on a loaded position and count the moves it hides."""
+        if K.new_turn(st.meta, True):
             st.meta[K.LOST + st.meta[K.CUR]] += self.lost_moves(st)
 
     def lost_moves(self, st: CompiledQwirkleState) -> int:

@@ -560,3 +560,30 @@ def observe(grid: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) ->
     write_planes(grid, meta, out)
     w = meta[WIN]
     write_tail(meta, player, out, NUM_PLANES * w * w)
+
+
+@njit(cache=True)
+def apply(
+    grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, action: int, uniforms: np.ndarray
+) -> tuple[int, int, bool]:
+    """Apply a legal ``action`` (a placement, the end of the turn, an exchange drawing on
+    ``uniforms`` or a pass) and start the next turn where one ends.
+
+    Returns ``(player, points, count_lost)``: who acted, what the turn scored (end bonus
+    included; 0 but for an ended turn) and whether the player now to act may have legal
+    moves the window cannot show (the caller counts them).
+    """
+    w = meta[WIN]
+    end = HAND * w * w
+    player = meta[CUR]
+    if action < end:
+        lay(grid, meta, action)
+        return player, 0, False
+    points = 0
+    if action == end:
+        _, points = end_turn(grid, fit, meta)
+    elif action <= end + NUM_EXCHANGES:
+        exchange(meta, action - end, uniforms)
+    else:
+        pass_turn(meta)
+    return player, points, new_turn(meta, action == end)

@@ -65,7 +65,7 @@ class CompiledQwirkleState:
         self.grid = grid
         """``(GRID, GRID)`` int8: tile id + 1 on each occupied cell (this turn's included)."""
         self.fit = fit
-        """``(GRID, GRID)`` int64: per open cell, the kinds that may be laid there alone."""
+        """``(W, W)`` int64: per open window cell, the kinds that may be laid there alone."""
         self.meta = meta
         """int64: hands, bag, scores, turn in progress, window origin ... (named offsets)."""
         self.rng = rng
@@ -87,10 +87,13 @@ class CompiledQwirkleState:
         # np.zeros takes fresh zeroed pages: only the box around the tiles is written
         grid = np.zeros((K.GRID, K.GRID), dtype=np.int8)
         grid[r0:r1, c0:c1] = self.grid[r0:r1, c0:c1]
-        fit = np.zeros((K.GRID, K.GRID), dtype=np.int64)
-        fit[r0:r1, c0:c1] = self.fit[r0:r1, c0:c1]
         return CompiledQwirkleState(
-            grid, fit, meta.copy(), copy.deepcopy(self.rng), list(self.log), self.start_numbers
+            grid,
+            self.fit.copy(),
+            meta.copy(),
+            copy.deepcopy(self.rng),
+            list(self.log),
+            self.start_numbers,
         )
 
     # --------------------------------------------------- the reference view
@@ -214,7 +217,7 @@ def load_game(
 def _load(game: GameState, window: int) -> CompiledQwirkleState:
     """The compiled state of a reference game at the start of a turn."""
     grid = np.zeros((K.GRID, K.GRID), dtype=np.int8)
-    fit = np.zeros((K.GRID, K.GRID), dtype=np.int64)
+    fit = np.zeros((window, window), dtype=np.int64)
     meta = np.zeros(K.META_SIZE, dtype=np.int64)
     load_game(game, window, grid, fit, meta)
     return CompiledQwirkleState(grid, fit, meta, game.rng, list(game.log), list(game.start_numbers))
@@ -323,7 +326,7 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
 
     def _new_turn(self, st: CompiledQwirkleState) -> None:
         """Recentre the window on a loaded position and count the moves it hides."""
-        if K.new_turn(st.meta, True):
+        if K.new_turn(st.grid, st.fit, st.meta, True):
             st.meta[K.LOST + st.meta[K.CUR]] += self.lost_moves(st)
 
     def lost_moves(self, st: CompiledQwirkleState) -> int:

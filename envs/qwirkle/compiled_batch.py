@@ -43,7 +43,7 @@ MAX_THREADS = 64
 
 @njit(cache=True)
 def _clear_board(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
-    """Zero the part of ``grid`` and ``fit`` a finished game used (its box and reach)."""
+    """Zero the part of ``grid`` a finished game used (its box and reach) and ``fit``."""
     if meta[K.NTILES]:
         r0, r1 = meta[K.B0R] - 7, meta[K.B1R] + 8
         c0, c1 = meta[K.B0C] - 7, meta[K.B1C] + 8
@@ -52,7 +52,7 @@ def _clear_board(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
         r1 = c1 = K.RADIUS + 8
     r0, c0, r1, c1 = max(r0, 0), max(c0, 0), min(r1, K.GRID), min(c1, K.GRID)
     grid[r0:r1, c0:c1] = 0
-    fit[r0:r1, c0:c1] = 0
+    fit[:, :] = 0
 
 
 @njit(cache=True)
@@ -117,7 +117,7 @@ def _step_one(
             meta[K.UPOS] = at
         else:
             K.pass_turn(meta)
-        K.new_turn(meta, moved)
+        K.new_turn(grid, fit, meta, moved)
         if meta[K.REPAINT]:
             K.write_planes(grid, meta, obs)
             meta[K.REPAINT] = 0
@@ -269,7 +269,7 @@ class QwirkleBatch:
         players = self.num_players
         # np.zeros takes fresh zeroed pages: a game touches only the part of its board it uses
         self._grid = np.zeros((n, K.GRID, K.GRID), dtype=np.int8)
-        self._fit = np.zeros((n, K.GRID, K.GRID), dtype=np.int64)
+        self._fit = np.zeros((n, self.model.window, self.model.window), dtype=np.int64)
         self._meta = np.zeros((n, K.META_SIZE), dtype=np.int64)
         self._uniforms = np.zeros((n, UNIFORMS), dtype=np.float64)
         self._fresh = np.zeros(n, dtype=np.bool_)

@@ -7,10 +7,11 @@ The compiled engine keeps one game in three arrays:
   (the pending list says which). Every tile lies within 107 steps of the centre (108 tiles,
   each touching an earlier one), so a grid of radius :data:`RADIUS` holds any game with room
   for the empty cells around it, and no scan ever leaves it.
-- ``fit``: ``(GRID, GRID)`` ``int64``, per open cell next to a tile the 36-bit mask of the
-  tile kinds that may be laid there alone (0 elsewhere), as the reference board's
-  ``anchors``; updated only on the cells a placement changes (the ends of the lines through
-  the placed tiles).
+- ``fit``: ``(W, W)`` ``int64`` over the board window, per open cell next to a tile the
+  36-bit mask of the tile kinds that may be laid there alone (0 elsewhere), as the reference
+  board's ``anchors``; updated only on the cells a placement changes (the ends of the lines
+  through the placed tiles), and rebuilt when the window moves. Only the start-of-turn mask
+  reads it, and only inside the window.
 - ``meta``: ``int64``, every other number of the game at the offsets named below (hands, bag,
   scores, turn in progress, window origin, ...).
 
@@ -184,8 +185,10 @@ def refresh_fits(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
     """Update ``fit`` after the turn's tiles were laid: they are no longer open, and the
     open cells at the ends of the lines through them get their masks recomputed."""
     n = meta[PN]
+    w = meta[WIN]
     for i in range(n):
-        fit[meta[PEND + 3 * i], meta[PEND + 3 * i + 1]] = 0
+        # a laid tile lies in the window (placements are window cells)
+        fit[meta[PEND + 3 * i] - meta[ORR], meta[PEND + 3 * i + 1] - meta[ORC]] = 0
     for i in range(n):
         r = meta[PEND + 3 * i]
         c = meta[PEND + 3 * i + 1]
@@ -194,21 +197,29 @@ def refresh_fits(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
             dc = 1 - d
             for sign in (-1, 1):
                 er, ec = run_end(grid, r, c, sign * dr, sign * dc)
-                fit[er, ec] = cell_fit(grid, er, ec)
+                wr = er - meta[ORR]
+                wc = ec - meta[ORC]
+                if 0 <= wr < w and 0 <= wc < w:
+                    fit[wr, wc] = cell_fit(grid, er, ec)
 
 
 @njit(cache=True)
 def rebuild_fits(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
-    """Compute ``fit`` from scratch over the board's bounding box (a loaded position)."""
+    """Compute ``fit`` from scratch over the window (a loaded position, a moved window)."""
     fit[:, :] = 0
     if meta[NTILES] == 0:
         return
-    for r in range(meta[B0R] - 1, meta[B1R] + 2):
-        for c in range(meta[B0C] - 1, meta[B1C] + 2):
+    w = meta[WIN]
+    r_lo = max(meta[B0R] - 1, meta[ORR])
+    r_hi = min(meta[B1R] + 1, meta[ORR] + w - 1)
+    c_lo = max(meta[B0C] - 1, meta[ORC])
+    c_hi = min(meta[B1C] + 1, meta[ORC] + w - 1)
+    for r in range(r_lo, r_hi + 1):
+        for c in range(c_lo, c_hi + 1):
             if grid[r, c] == 0 and (
                 grid[r - 1, c] or grid[r + 1, c] or grid[r, c - 1] or grid[r, c + 1]
             ):
-                fit[r, c] = cell_fit(grid, r, c)
+                fit[r - meta[ORR], c - meta[ORC]] = cell_fit(grid, r, c)
 
 
 # ------------------------------------------------------------------ the mask
@@ -314,7 +325,7 @@ def fill_mask(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, mask: np.ndar
     c_hi = min(meta[B1C] + 1, meta[ORC] + w - 1)
     for r in range(r_lo, r_hi + 1):
         for c in range(c_lo, c_hi + 1):
-            f = fit[r, c] & hand_mask
+            f = fit[r - meta[ORR], c - meta[ORC]] & hand_mask
             if f:
                 base = (r - meta[ORR]) * w + (c - meta[ORC])
                 for slot in range(hand_len):
@@ -476,10 +487,10 @@ def box_has_margin(meta: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def new_turn(meta: np.ndarray, moved: bool) -> bool:
-    """Recentre the window after a placement that brought the board near its edge (sets
-    ``REPAINT`` when it moved); returns whether the player to act may have legal moves the
-    window cannot show (the caller counts them)."""
+def new_turn(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, moved: bool) -> bool:
+    """Recentre the window after a placement that brought the board near its edge (the fit
+    masks rebuilt, ``REPAINT`` set, when it moved); returns whether the player to act may have
+    legal moves the window cannot show (the caller counts them)."""
     if moved and meta[NTILES] > 0 and not box_has_margin(meta):
         half = meta[WIN] // 2
         orr = (meta[B0R] + meta[B1R]) // 2 - half
@@ -488,6 +499,7 @@ def new_turn(meta: np.ndarray, moved: bool) -> bool:
             meta[ORR] = orr
             meta[ORC] = orc
             meta[REPAINT] = 1
+            rebuild_fits(grid, fit, meta)
     if meta[OVER] or meta[TRUNC] or meta[FIRST] or meta[PN]:
         return False
     return not box_has_margin(meta)
@@ -586,4 +598,4 @@ def apply(
         exchange(meta, action - end, uniforms)
     else:
         pass_turn(meta)
-    return player, points, new_turn(meta, action == end)
+    return player, points, new_turn(grid, fit, meta, action == end)

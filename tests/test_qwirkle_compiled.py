@@ -64,6 +64,7 @@ def _differential_game(num_players: int, seed: int, greedy: bool, window: int = 
         action = _choose(mask, end, rng, greedy)
         if positions % 50 == 0:
             assert comp.codec.to_text(cs, action) == ref.codec.to_text(rs, action)
+            comp.engine_state(cs).check_invariants()  # tiles conserved, lines and anchors valid
         assert comp.step(cs, action) == ref.step(rs, action)
         assert comp.is_over(cs) == ref.is_over(rs)
     assert comp.outcome(cs) == ref.outcome(rs)

@@ -51,7 +51,7 @@ class CompiledQwirkleState:
     :class:`~.model.QwirkleState` such as the action codec's notation and the renderers.
     """
 
-    __slots__ = ("fit", "grid", "log", "meta", "rng", "start_numbers")
+    __slots__ = ("fit", "grid", "log", "meta", "rng", "start_numbers", "tiles_at_start")
 
     def __init__(
         self,
@@ -61,6 +61,7 @@ class CompiledQwirkleState:
         rng: np.random.Generator,
         log: list[tuple[TurnKind, int, Any, int]],
         start_numbers: list[int],
+        tiles_at_start: int,
     ) -> None:
         self.grid = grid
         """``(GRID, GRID)`` int8: tile id + 1 on each occupied cell (this turn's included)."""
@@ -73,6 +74,8 @@ class CompiledQwirkleState:
         self.log = log
         """One entry per turn, as the reference engine's ``GameState.log``."""
         self.start_numbers = start_numbers
+        self.tiles_at_start = tiles_at_start
+        """Tiles in play when the game was set up (108 for a dealt game)."""
 
     def copy(self) -> CompiledQwirkleState:
         """An independent copy that continues identically (the generator included)."""
@@ -136,6 +139,8 @@ class CompiledQwirkleState:
         game.end_bonus_player = None if meta[K.BONUSP] < 0 else int(meta[K.BONUSP])
         game.changed_cells = set()
         game.log = list(self.log)
+        # the engine's conservation check compares with the count at set-up
+        game._tiles_at_start = self.tiles_at_start
         sets = [int(m) for m in meta[K.SETS : K.SETS + meta[K.NSETS]]]
         return QwirkleState(
             game=game,
@@ -220,7 +225,15 @@ def _load(game: GameState, window: int) -> CompiledQwirkleState:
     fit = np.zeros((window, window), dtype=np.int64)
     meta = np.zeros(K.META_SIZE, dtype=np.int64)
     load_game(game, window, grid, fit, meta)
-    return CompiledQwirkleState(grid, fit, meta, game.rng, list(game.log), list(game.start_numbers))
+    return CompiledQwirkleState(
+        grid,
+        fit,
+        meta,
+        game.rng,
+        list(game.log),
+        list(game.start_numbers),
+        sum(game.tile_count().values()),
+    )
 
 
 class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
@@ -375,6 +388,10 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
             meta[K.HANDS + 6 * p : K.HANDS + 6 * p + HAND_SIZE] = -1
             meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
         meta[K.BAG : K.BAG + len(ref.game.bag)] = ref.game.bag
+
+    def engine_state(self, st: CompiledQwirkleState) -> GameState:
+        """The position as the reference engine's game (rebuilt: for the invariant checks)."""
+        return st.reference().game
 
     def to_text(self, st: CompiledQwirkleState) -> str:
         return self.reference.to_text(st.reference())

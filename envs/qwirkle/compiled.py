@@ -97,6 +97,7 @@ class CompiledQwirkleState:
             copy.deepcopy(self.rng),
             list(self.log),
             self.start_numbers,
+            self.tiles_at_start,
         )
 
     # --------------------------------------------------- the reference view

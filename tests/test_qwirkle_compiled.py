@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from tabletop_rl.envs import qwirkle_v0
+from tabletop_rl.envs.core.aec import TabletopAECEnv
+from tabletop_rl.envs.core.conformance import check_env
 from tabletop_rl.envs.qwirkle import Board, GameState
 from tabletop_rl.envs.qwirkle.compiled import CompiledQwirkleState, QwirkleCompiledModel
 from tabletop_rl.envs.qwirkle.compiled_batch import QwirkleBatch
@@ -58,6 +62,8 @@ def _differential_game(num_players: int, seed: int, greedy: bool, window: int = 
             assert np.array_equal(comp.observe(cs, seat, obs), ref.observe(rs, seat))
             assert comp.player_info(cs, seat) == ref.player_info(rs, seat)
         assert comp.scores(cs) == ref.scores(rs)
+        if positions % 40 == 0 and not ref.is_over(rs):
+            np.testing.assert_array_equal(comp.fit_planes(cs), ref.fit_planes(rs))
         positions += 1
         if ref.is_over(rs):
             break
@@ -105,6 +111,19 @@ def test_copy_continues_identically_and_is_independent() -> None:
         np.testing.assert_array_equal(model.observe(twin, 0), model.observe(state, 0))
     assert model.to_text(twin) == model.to_text(state)
     assert not model.is_over(model.copy(twin)) or model.outcome(twin) == model.outcome(state)
+
+
+class _compiled_raw_env(qwirkle_v0.raw_env):
+    """``qwirkle_v0``'s adapter over the compiled model."""
+
+    def __init__(self, num_players: int = 2, **kwargs: Any) -> None:
+        model = QwirkleCompiledModel(num_players=num_players)
+        self.window, self.max_turns = model.window, model.max_turns
+        TabletopAECEnv.__init__(self, model, **kwargs)
+
+
+def test_the_compiled_model_passes_the_suite_conformance_check() -> None:
+    check_env(_compiled_raw_env, games=1)
 
 
 def test_text_paths_and_hidden_resampling_match_the_reference() -> None:
@@ -271,7 +290,7 @@ def _check_batch_against_reference(
 
 def test_batch_replays_the_reference_games_across_resets() -> None:
     # long enough for every slot to finish a game and start the next one
-    assert _check_batch_against_reference(2, steps=1000) >= 3
+    assert _check_batch_against_reference(2, steps=800) >= 3
 
 
 @pytest.mark.parametrize("num_players", [3, 4])

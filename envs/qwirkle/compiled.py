@@ -51,7 +51,16 @@ class CompiledQwirkleState:
     :class:`~.model.QwirkleState` such as the action codec's notation and the renderers.
     """
 
-    __slots__ = ("fit", "grid", "log", "meta", "rng", "start_numbers", "tiles_at_start")
+    __slots__ = (
+        "board_cache",
+        "fit",
+        "grid",
+        "log",
+        "meta",
+        "rng",
+        "start_numbers",
+        "tiles_at_start",
+    )
 
     def __init__(
         self,
@@ -76,6 +85,8 @@ class CompiledQwirkleState:
         self.start_numbers = start_numbers
         self.tiles_at_start = tiles_at_start
         """Tiles in play when the game was set up (108 for a dealt game)."""
+        self.board_cache: tuple[int, Board] | None = None
+        """The reference view's board and the tile count it holds (see :meth:`reference`)."""
 
     def copy(self) -> CompiledQwirkleState:
         """An independent copy that continues identically (the generator included)."""
@@ -112,17 +123,11 @@ class CompiledQwirkleState:
             cell = (r - K.RADIUS, c - K.RADIUS)
             pending[cell] = int(self.grid[r, c]) - 1
             order.append((*cell, slot))
-        rows, cols = np.nonzero(self.grid)
-        tiles = {
-            (int(r) - K.RADIUS, int(c) - K.RADIUS): int(self.grid[r, c]) - 1
-            for r, c in zip(rows, cols, strict=True)
-            if (int(r) - K.RADIUS, int(c) - K.RADIUS) not in pending
-        }
         game = GameState.__new__(GameState)
         game.num_players = n
         game.rng = self.rng
         game.max_turns = int(meta[K.MAXT])
-        game.board = Board(tiles)
+        game.board = self._board(pending).copy()
         game.bag = [int(t) for t in meta[K.BAG : K.BAG + meta[K.BAGN]]]
         game.hands = [
             [int(t) for t in meta[K.HANDS + 6 * p : K.HANDS + 6 * p + meta[K.HLEN + p]]]
@@ -153,6 +158,20 @@ class CompiledQwirkleState:
             fit_cache=None,
             start_sets=[frozenset(t for t in range(NUM_KINDS) if m >> t & 1) for m in sets],
         )
+
+    def _board(self, pending: dict[tuple[int, int], int]) -> Board:
+        """The reference board of the tiles laid before this turn (built once per turn: tiles
+        are only ever added, so their count names the board)."""
+        laid = int(self.meta[K.NTILES])
+        if self.board_cache is None or self.board_cache[0] != laid:
+            rows, cols = np.nonzero(self.grid)
+            tiles = {
+                (int(r) - K.RADIUS, int(c) - K.RADIUS): int(self.grid[r, c]) - 1
+                for r, c in zip(rows, cols, strict=True)
+                if (int(r) - K.RADIUS, int(c) - K.RADIUS) not in pending
+            }
+            self.board_cache = (laid, Board(tiles))
+        return self.board_cache[1]
 
     @property
     def game(self) -> GameState:
@@ -351,6 +370,12 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         if meta[K.FIRST] or meta[K.PN] or K.box_has_margin(meta):
             return 0
         return self.reference.lost_moves(st.reference())
+
+    def fit_planes(self, st: CompiledQwirkleState) -> np.ndarray:
+        """Per tile kind, the window cells (flat index) where it may be placed alone: the
+        ``(36, W * W)`` int8 array of :meth:`QwirkleModel.fit_planes`."""
+        kinds = np.arange(NUM_KINDS, dtype=np.int64)[:, None]
+        return ((st.fit.reshape(1, -1) >> kinds) & 1).astype(np.int8)
 
     # -------------------------------------------------------- observation
     def observe(

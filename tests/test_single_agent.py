@@ -11,7 +11,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from tabletop_rl.baselines.agents import make_agent
-from tabletop_rl.envs import available_envs, make
+from tabletop_rl.envs import available_envs, make, make_single_agent
 from tabletop_rl.envs.core import SingleAgentEnv
 
 ENVS = available_envs()
@@ -147,3 +147,10 @@ def test_gymnasium_checker_accepts_the_wrapper_in_every_game() -> None:
     for name in ENVS:
         check_env(SingleAgentEnv(make(name, raw=True)), skip_render_check=True)
     assert isinstance(SingleAgentEnv(make("liniell_v0", raw=True)), gymnasium.Env)
+
+
+def test_a_seed_replays_the_episode_with_a_search_opponent() -> None:
+    """MCTS keeps a planned turn and rollout agents; reseeding renews both."""
+    env = make_single_agent("liniell_v0", opponent="mcts:simulations=20", learner_seat=None)
+    first = [_episode(env, seed) for seed in range(2)]
+    assert [_episode(env, seed) for seed in range(2)] == first

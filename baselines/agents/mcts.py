@@ -78,6 +78,7 @@ from tabletop_rl.envs.errors import ConfigError
 
 from ..simulator import Playout
 from ..stats import win_credits
+from .base import SeededAgent
 from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
 
 ROLLOUTS = ("random", "greedy")
@@ -217,7 +218,7 @@ class _Plan:
         return int(action)
 
 
-class MCTSAgent:
+class MCTSAgent(SeededAgent):
     """Information-set MCTS (see the module docstring).
 
     >>> import numpy as np
@@ -290,6 +291,11 @@ class MCTSAgent:
         self.last_iterations = 0
         self.last_turn: TurnOption | None = None
         """The whole turn chosen at the last turn start (turn search), else None."""
+
+    def forget_game(self) -> None:
+        """Drop the planned turn and the greedy rollout agents (they hold the old generator)."""
+        self._plan = None
+        self._greedy = {}
 
     # ---------------------------------------------------------------- the search
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:

@@ -2,7 +2,8 @@
 
 The learner plays one seat; the other seats are played by opponent policies. An opponent
 is either a callable ``policy(observation, action_mask) -> action`` or an agent object with
-an ``act(observation_dict, view)`` method (the baselines' :class:`Agent` protocol).
+an ``act(observation_dict, view)`` method (the baselines' :class:`Agent` protocol); agents
+that set ``needs_simulator`` (MCTS) get the baselines' simulator as their view.
 
 Masks. ``action_masks()`` (SB3-contrib MaskablePPO's convention) returns the learner's legal
 actions as an ``int8`` array of 0/1, the dtype Gymnasium's ``Discrete.sample(mask)`` takes, so
@@ -119,6 +120,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _opponent_action(self, policy: Any, agent: str) -> int:
         obs = self.env.observe(agent)
+        if getattr(policy, "needs_simulator", False):
+            # Search agents (MCTS) come from tabletop_rl.baselines and plan with its simulator.
+            from tabletop_rl.baselines.simulator import select_action
+
+            return select_action(policy, self.env, agent, obs)
         if hasattr(policy, "act"):
             return int(policy.act(obs, self.env.public_view(agent)))
         return int(policy(obs["observation"], obs["action_mask"]))

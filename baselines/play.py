@@ -8,10 +8,10 @@ available agent would play, also in the middle of a turn) and ``quit``. An input
 be read or is not legal is answered with the reason, in the coordinates shown on the board,
 and you type again: a typo never costs a move. Colours are used only on a terminal.
 
-How a move is read is pluggable per game: a :class:`MoveParser` turns the text into the
-environment's sub-actions and explains its notation. :class:`GenericParser` works for every
-game (action numbers, or the names ``describe_action`` gives, ``;`` between moves); games
-with a notation of their own register a parser in :data:`PARSERS`.
+How a move is read is pluggable per game (:mod:`.move_parsers`): a parser turns the text
+into sub-actions with the game's action codec and explains its notation. Moves are checked,
+and hints and points worked out, on copies of the game model's state; the environment only
+ever receives the moves played.
 
 Input and output are streams passed in, so a test can drive a whole game with scripted
 input.
@@ -19,10 +19,9 @@ input.
 
 from __future__ import annotations
 
-import copy
 import re
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -30,6 +29,18 @@ from tabletop_rl.envs.errors import ConfigError, IllegalActionError, NotationErr
 
 from .arena import resolve_agent
 from .env_factory import make_env
+from .move_parsers import (
+    PARSERS,
+    GenericParser,
+    LiniellParser,
+    MoveParser,
+    Position,
+    QwirkleCardsParser,
+    QwirkleParser,
+    legal_moves,
+    move_text,
+    parser_for,
+)
 from .replay import outcome_text
 from .simulator import select_action
 
@@ -43,22 +54,6 @@ first one available is used); other games use :data:`DEFAULT_HINT_LADDER`."""
 DEFAULT_HINT_LADDER = ("heuristic", "greedy", "mcts", "random")
 
 
-class MoveParser(Protocol):
-    """Reads a typed move for one game."""
-
-    def parse(self, text: str, env: Any) -> list[int]:
-        """The sub-actions ``text`` stands for, in order; raise NotationError if unreadable.
-
-        ``env`` is the raw environment with the human to move; do not change it (work on a
-        copy if the meaning of later tokens depends on earlier ones).
-        """
-        ...
-
-    def help(self, env: Any) -> str:
-        """The notation, explained for a player."""
-        ...
-
-
 ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
 """A terminal colour code (what the ``ansi`` pictures use)."""
 
@@ -70,411 +65,6 @@ def strip_ansi(text: str) -> str:
     'B.'
     """
     return ANSI_CODE.sub("", text)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def legal_moves(env: Any) -> list[tuple[int, str]]:
-    """The legal actions of the player to move with their names."""
-    mask = env.action_mask()
-    return [(int(a), env.describe_action(int(a))) for a in np.flatnonzero(mask)]
-
-
-class GenericParser:
-    """Action numbers or ``describe_action`` names; ``;`` separates moves of one turn.
-
-    >>> GenericParser().parse("17", env=None)
-    [17]
-    """
-
-    max_listed = 40
-    max_scanned = 50_000
-
-    def parse(self, text: str, env: Any) -> list[int]:
-        parts = [p for p in text.split(";") if p.strip()]
-        sim = copy.deepcopy(env) if len(parts) > 1 else env
-        actions: list[int] = []
-        for k, part in enumerate(parts):
-            action = self._one(part.strip(), sim)
-            actions.append(action)
-            if k < len(parts) - 1:
-                try:
-                    sim.step(action)
-                except IllegalActionError as exc:
-                    raise NotationError(str(exc)) from exc
-        if not actions:
-            raise NotationError("empty move")
-        return actions
-
-    def _one(self, text: str, env: Any) -> int:
-        if re.fullmatch(r"\d+", text):
-            return int(text)
-        wanted = _norm(text)
-        matches = [a for a, name in legal_moves(env) if _norm(name) == wanted]
-        if matches:
-            return matches[0]
-        if env.info.num_actions <= self.max_scanned:
-            # a known move that is illegal now: return it, so the game explains why
-            for a in range(env.info.num_actions):
-                if _norm(env.describe_action(a)) == wanted:
-                    return a
-        raise NotationError(
-            f"no legal move is called {text!r}; type 'moves' to list them, or an action number"
-        )
-
-    def help(self, env: Any) -> str:
-        moves = legal_moves(env)
-        lines = [
-            "Type a move as its name (as listed below) or its action number.",
-            "Several moves of one turn may go on one line, separated by ';'.",
-        ]
-        if len(moves) <= self.max_listed:
-            lines.append("Legal moves now: " + ", ".join(f"{a}={n}" for a, n in moves))
-        else:
-            lines.append(f"{len(moves)} legal moves now; 'moves' lists them.")
-        return "\n".join(lines)
-
-
-class QwirkleParser:
-    """Qwirkle in the rules' notation, at the window coordinates the board shows.
-
-    ``Rs@3,4 Rc@3,5`` lays a red square on row 3, column 4 and a red clover next to it and
-    ends the turn (the tiles may be typed in any order; they are laid in an order the rules
-    allow). ``swap Rs Bo`` exchanges those tiles, ``pass`` passes (only when nothing else is
-    legal), ``end`` ends a turn whose tiles were laid one line at a time.
-    """
-
-    _PLACE = re.compile(r"^([a-z]{2})@(-?\d+),(-?\d+)$")
-    HAND_SIZE = 6
-    EXCHANGES = 63
-
-    def _geometry(self, env: Any) -> tuple[Any, int, int]:
-        view = env.public_view(env.agent_selection)
-        cells = view.window * view.window
-        return view, cells, self.HAND_SIZE * cells
-
-    def parse(self, text: str, env: Any) -> list[int]:
-        from tabletop_rl.envs.qwirkle.tiles import parse_tile, tile_name
-
-        view, cells, end = self._geometry(env)
-        words = re.sub(r"\s*([@,])\s*", r"\1", text.strip().lower()).replace(";", " ").split()
-        if not words:
-            raise NotationError("empty move")
-        if words == ["pass"]:
-            return [end + self.EXCHANGES + 1]
-        if words in (["end"], ["done"]):
-            return [end]
-        used = {slot for _r, _c, slot in view.laid_this_turn}
-        free = [s for s in range(len(view.hand)) if s not in used]
-
-        def take(code: str) -> int:
-            tile = parse_tile(code)
-            for s in free:
-                if view.hand[s] == tile:
-                    free.remove(s)
-                    return s
-            hand = " ".join(tile_name(view.hand[s]) for s in range(len(view.hand)) if s not in used)
-            raise NotationError(f"you hold no (more) {tile_name(tile)}; your hand: {hand}")
-
-        if words[0] in ("swap", "exchange"):
-            if len(words) == 1:
-                raise NotationError("name the tiles to swap, e.g. 'swap Rs Bo'")
-            return [end + sum(1 << take(code) for code in words[1:])]
-        placements = []
-        for word in words:
-            m = self._PLACE.match(word)
-            if m is None:
-                raise NotationError(
-                    f"{word!r} is not a placement; write tile@row,col such as Rs@3,4"
-                )
-            row, col = int(m[2]), int(m[3])
-            if not (0 <= row < view.window and 0 <= col < view.window):
-                raise NotationError(
-                    f"cell {row},{col} is outside the board window (0 to {view.window - 1})"
-                )
-            placements.append(take(m[1]) * cells + row * view.window + col)
-        return _with_end_of_turn(env, placements, end)
-
-    def format_action(self, action: int, env: Any) -> str | None:
-        """One sub-action in notation (``None`` for the end of a turn)."""
-        from tabletop_rl.envs.qwirkle.tiles import tile_name
-
-        view, cells, end = self._geometry(env)
-        if action < end:
-            slot, cell = divmod(action, cells)
-            row, col = divmod(cell, view.window)
-            return f"{tile_name(view.hand[slot])}@{row},{col}"
-        if action == end:
-            return None
-        if action == end + self.EXCHANGES + 1:
-            return "pass"
-        slots = [s for s in range(self.HAND_SIZE) if (action - end) >> s & 1]
-        return "swap " + " ".join(tile_name(view.hand[s]) for s in slots)
-
-    def end_of_turn(self, env: Any) -> int:
-        """The action that ends a turn whose tiles are laid."""
-        return self._geometry(env)[2]
-
-    def explain(self, reason: str, env: Any) -> str:
-        """The engine's reason in the window coordinates the board shows (it counts rows and
-        columns from the centre tile).
-
-        A cell ``(r, c)`` becomes ``r',c'`` and ``row r`` / ``column c`` are shifted the same
-        way, by the window's origin.
-        """
-        origin = env.public_view(env.agent_selection).window_origin
-        shift = {"row": origin[0], "column": origin[1]}
-
-        def cell(m: re.Match[str]) -> str:
-            return f"{int(m[1]) - origin[0]},{int(m[2]) - origin[1]}"
-
-        def line(m: re.Match[str]) -> str:
-            return f"{m[1]} {int(m[2]) - shift[m[1]]}"
-
-        reason = re.sub(r"\((-?\d+), (-?\d+)\)", cell, reason)
-        return re.sub(r"\b(row|column) (-?\d+)", line, reason)
-
-    def help(self, env: Any) -> str:
-        view = env.public_view(env.agent_selection)
-        return "\n".join(
-            [
-                "Tiles: colour R O Y G B P + shape o circle, x cross, d diamond, s square,",
-                "t star, c clover (e.g. Rs = red square). Coordinates: row,col as on the board",
-                f"(0 to {view.window - 1}).",
-                "  Rs@3,4 Rc@3,5   lay tiles (any order) and end the turn",
-                "  Rs@3,4          one tile at a time works too: then 'end' ends the turn",
-                "  swap Rs Bo      exchange these tiles with the bag",
-                "  pass            pass (only when you can neither lay nor exchange)",
-                f"You may exchange up to {view.max_exchange} tiles now."
-                if view.max_exchange
-                else "No exchange is possible now.",
-            ]
-        )
-
-
-def _finished(env: Any) -> bool:
-    return any(env.terminations.values()) or any(env.truncations.values())
-
-
-def _legal_order(env: Any, actions: list[int]) -> list[int] | None:
-    """An order in which ``actions`` are all legal one after another (depth-first search)."""
-    if not actions:
-        return []
-    mask = env.action_mask()
-    for k, action in enumerate(actions):
-        if not mask[action]:
-            continue
-        sim = copy.deepcopy(env)
-        sim.step(action)
-        rest = _legal_order(sim, actions[:k] + actions[k + 1 :])
-        if rest is not None:
-            return [action, *rest]
-    return None
-
-
-class LiniellParser:
-    """Liniell moves at the window coordinates the board shows.
-
-    ``2,3 r1`` lays the drawn tile on row 2, column 3 turned one quarter clockwise (``r0``
-    to ``r3``; ``r0`` may be left out). ``occupy N`` puts a pawn from your supply on the
-    laid tile's line through its north port (ports ``N E S W``); ``occupy N from 1`` moves
-    your first placed pawn there instead. ``skip`` occupies nothing. A lay and an occupy may
-    share a line: ``2,3 r1; occupy N``.
-    """
-
-    _LAY = re.compile(r"^(?:lay\s+)?(\d+)\s*,\s*(\d+)(?:\s*(?:r|rot|rotation)?\s*(\d+))?$")
-    _OCCUPY = re.compile(r"^(?:occupy|move)\s+([nesw])(?:\s+(?:from|with|pawn)\s*(\d))?$")
-    PORTS = "NESW"
-
-    @staticmethod
-    def _constants() -> tuple[int, int, int, int]:
-        from tabletop_rl.envs import liniell_v0
-        from tabletop_rl.envs.liniell.board import WINDOW
-
-        return WINDOW, liniell_v0.OCCUPY, liniell_v0.NUM_SOURCES, liniell_v0.SKIP
-
-    def parse(self, text: str, env: Any) -> list[int]:
-        return [self._one(part.strip().lower()) for part in text.split(";") if part.strip()]
-
-    def _one(self, text: str) -> int:
-        window, occupy, sources, skip = self._constants()
-        if text in ("skip", "none", "nothing"):
-            return skip
-        m = self._LAY.match(text)
-        if m:
-            row, col, rot = int(m[1]), int(m[2]), int(m[3] or 0)
-            if not (0 <= row < window and 0 <= col < window):
-                raise NotationError(f"cell {row},{col} is outside the window (0 to {window - 1})")
-            if rot > 3:
-                raise NotationError(f"rotation r{rot} does not exist; use r0 to r3")
-            return 4 * (row * window + col) + rot
-        m = self._OCCUPY.match(text)
-        if m:
-            port = self.PORTS.index(m[1].upper())
-            source = int(m[2] or 0)
-            if source >= sources:
-                raise NotationError(f"you have placed pawns 1 to {sources - 1}, not {source}")
-            return occupy + sources * port + source
-        raise NotationError(
-            f"{text!r} is not a Liniell move; write ROW,COL rK to lay, 'occupy N' "
-            "(or 'occupy N from 1'), or 'skip'"
-        )
-
-    def format_action(self, action: int, env: Any) -> str | None:
-        window, occupy, sources, skip = self._constants()
-        if action < occupy:
-            cell, rot = divmod(action, 4)
-            row, col = divmod(cell, window)
-            return f"{row},{col} r{rot}"
-        if action == skip:
-            return "skip"
-        port, source = divmod(action - occupy, sources)
-        return f"occupy {self.PORTS[port]}" + (f" from {source}" if source else "")
-
-    def __init__(self) -> None:
-        from tabletop_rl.envs.liniell.render import LineLabels
-
-        self.labels = LineLabels()
-
-    def end_of_turn(self, env: Any) -> int | None:
-        """``skip``, where occupying nothing ends the turn."""
-        skip = self._constants()[3]
-        return skip if env.action_mask()[skip] else None
-
-    def board(self, env: Any, viewer: int) -> str:
-        """The board with line letters that stay the same from turn to turn."""
-        from tabletop_rl.envs.liniell.render import render_ansi
-
-        game = env.model.engine_state(env.game_state)
-        return render_ansi(game, viewer, labels=self.labels, you=viewer)
-
-    def help(self, env: Any) -> str:
-        return "\n".join(
-            [
-                "Lay the drawn tile: ROW,COL rK, e.g. 2,3 r1 (rows and columns as on the board,",
-                "rK turns the tile K quarter-turns clockwise, r0 to r3; r0 may be omitted).",
-                "Then occupy a line of the tile just laid: occupy N (a pawn from your supply,",
-                "ports N E S W), occupy N from 1 (move your first placed pawn), or skip.",
-                "Both on one line: 2,3 r1; occupy N",
-            ]
-        )
-
-
-class QwirkleCardsParser:
-    """Qwirkle Cards turns in the rules' card notation.
-
-    ``Rs Ro Rx`` plays those cards from your hand (the table is rearranged automatically; any
-    order of the cards works) and ends the turn if the table is valid then; otherwise the turn
-    stays open for more cards (``end`` ends it once the table is valid). ``take R`` takes the
-    Qwirkle of colour red, ``take s`` the Qwirkle of symbol square (colours upper case
-    ``R O Y G B P``, symbols lower case ``o x d s t c``); plays and takes mix: ``Rs take s``.
-    ``redraw`` is the forced redraw when you cannot play.
-    """
-
-    @staticmethod
-    def _constants() -> tuple[int, int, int]:
-        from tabletop_rl.envs import qwirkle_cards_v0
-
-        return qwirkle_cards_v0.TAKE, qwirkle_cards_v0.END_TURN, qwirkle_cards_v0.CANNOT_PLAY
-
-    def parse(self, text: str, env: Any) -> list[int]:
-        from tabletop_rl.envs.qwirkle_cards.cards import parse_card, parse_line
-
-        take, end, redraw = self._constants()
-        words = re.split(r"[\s;,]+", text.strip()) if text.strip() else []
-        if not words:
-            raise NotationError("empty move")
-        if [w.lower() for w in words] in (["redraw"], ["pass"], ["cannot", "play"]):
-            return [redraw]
-        if [w.lower() for w in words] in (["end"], ["done"]):
-            return [end]
-        actions = []
-        k = 0
-        while k < len(words):
-            word = words[k]
-            if word.lower() == "take":
-                if k + 1 == len(words):
-                    raise NotationError("name the Qwirkle to take: 'take R' (colour) or 'take s'")
-                actions.append(take + parse_line(words[k + 1]))
-                k += 2
-            else:
-                actions.append(parse_card(word))
-                k += 1
-        return _with_end_of_turn(env, actions, end)
-
-    def format_action(self, action: int, env: Any) -> str | None:
-        from tabletop_rl.envs.qwirkle_cards.cards import card_name, line_name
-
-        take, end, _redraw = self._constants()
-        if action < take:
-            return card_name(action)
-        if action < end:
-            return f"take {line_name(action - take)}"
-        if action == end:
-            return None
-        return "redraw"
-
-    def help(self, env: Any) -> str:
-        return "\n".join(
-            [
-                "Cards: colour R O Y G B P + symbol o circle, x cross, d diamond, s square,",
-                "t star, c clover (e.g. Rs = red square).",
-                "  Rs Ro Rx     play these cards from your hand; the turn ends when the table",
-                "               is valid again (else it stays open: play more cards, then 'end')",
-                "  take R       take the Qwirkle of colour red (symbols: take s, lower case)",
-                "  Rs take s    play and take in one turn",
-                "  redraw       the forced redraw, when you cannot play",
-            ]
-        )
-
-    def end_of_turn(self, env: Any) -> int:
-        """The action that ends the turn (legal once the table is valid)."""
-        return self._constants()[1]
-
-
-PARSERS: dict[str, Callable[[], MoveParser]] = {
-    "qwirkle_v0": QwirkleParser,
-    "liniell_v0": LiniellParser,
-    "qwirkle_cards_v0": QwirkleCardsParser,
-}
-"""Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
-
-
-def _with_end_of_turn(env: Any, actions: list[int], end: int) -> list[int]:
-    """``actions`` in an order the masks accept, plus the end-of-turn action when the typed
-    move leaves the turn open and ending it is legal (a typed move is a whole turn)."""
-    ordered = _legal_order(env, actions) or actions
-    sim = copy.deepcopy(env)
-    try:
-        for action in ordered:
-            sim.step(action)
-    except IllegalActionError:
-        return ordered  # the game explains what is wrong
-    mover = env.agent_selection
-    if sim.agent_selection == mover and not _finished(sim) and sim.action_mask()[end]:
-        ordered.append(end)
-    return ordered
-
-
-def parser_for(env_name: str) -> MoveParser:
-    """The move parser of a game (:class:`GenericParser` for a game without a notation)."""
-    return PARSERS.get(env_name, GenericParser)()
-
-
-def move_text(parser: MoveParser, action: int, env: Any) -> str | None:
-    """``action`` (in the position of ``env``) in the notation a player types, as the parser
-    writes it, else the environment's ``describe_action``; None for a bare end of turn."""
-    formatter = getattr(parser, "format_action", None)
-    if formatter is not None:
-        return formatter(action, env)
-    return env.describe_action(action)
-
-
-def join_moves(names: Sequence[str | None]) -> str:
-    """The moves of one turn as one line (``(turn ended)`` when nothing was played)."""
-    return _join(names)
 
 
 class TerminalGame:
@@ -497,7 +87,8 @@ class TerminalGame:
             raise ConfigError("name at least one opponent (--opponents greedy)")
         self.env_name = env_name
         players = 1 + len(opponents)
-        self.env = make_env(env_name, num_players=players, render_mode="ansi", **(env_kwargs or {}))
+        self.env_kwargs = dict(env_kwargs or {})
+        self.env = make_env(env_name, num_players=players, render_mode="ansi", **self.env_kwargs)
         if not 0 <= seat < players:
             raise ConfigError(f"--seat {seat} is not a seat; allowed: 0 to {players - 1}")
         self.seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
@@ -522,7 +113,10 @@ class TerminalGame:
         self.colour = bool(getattr(stdout, "isatty", lambda: False)())
         """Colour codes only on a terminal (not in a file, a pipe or a test's stream)."""
         self._turn_start: Any = None
-        """A copy of the game at the start of the human's current turn (for hints)."""
+        """A copy of the model state at the start of the human's current turn (for hints)."""
+        self._scratch: Any = None
+        self.model = self.env.model
+        self.seat = self.env.possible_agents.index(self.human)
         self._mid_turn = False
 
     # -------------------------------------------------------------------- output
@@ -575,7 +169,7 @@ class TerminalGame:
     def _human_turn(self) -> bool:
         """Read until a legal move is made (True) or the human quits (False)."""
         if not self._mid_turn:
-            self._turn_start = copy.deepcopy(self.env)
+            self._turn_start = self.model.copy(self.env.game_state)
         self.say("")
         self.show_board()
         while True:
@@ -615,18 +209,19 @@ class TerminalGame:
         except Exception as exc:  # a parser bug must not end the human's game
             self.say(f"Cannot read {text!r} ({type(exc).__name__}: {exc}). Type 'help'.")
             return False
-        # check the whole sequence on a copy before touching the real game
-        sim = copy.deepcopy(self.env)
+        # check the whole sequence on a copy of the state before touching the real game
+        model, seat = self.model, self.seat
+        state = model.copy(self.env.game_state)
         for k, action in enumerate(actions):
-            if sim.agent_selection != self.human or self._sim_over(sim):
+            if model.is_over(state) or model.current_player(state) != seat:
                 self.say(f"{text!r} holds more moves than your turn allows (stopped at #{k + 1}).")
                 return False
             try:
-                sim.step(int(action))
+                model.step(state, model.check_legal(state, int(action)))
             except IllegalActionError as exc:
                 self.say(
-                    f"Not legal: {self._why_illegal(int(action), exc, sim)}. Try again ('moves' "
-                    "lists the legal moves)."
+                    f"Not legal: {self._why_illegal(int(action), exc, state)}. Try again "
+                    "('moves' lists the legal moves)."
                 )
                 return False
         names = []
@@ -640,14 +235,15 @@ class TerminalGame:
             self.say("Your turn goes on: 'moves' lists what you can play now.")
         return True
 
-    def _why_illegal(self, action: int, exc: IllegalActionError, sim: Any) -> str:
-        """``move: reason``, in the notation and coordinates shown on screen (``sim``: the
-        game where ``action`` was refused)."""
-        text = str(exc).removeprefix(f"{self.human}: ")
-        if not 0 <= action < sim.info.num_actions:
+    def _why_illegal(self, action: int, exc: IllegalActionError, state: Any) -> str:
+        """``move: reason``, in the notation and coordinates shown on screen (``state``: the
+        position where ``action`` was refused)."""
+        text = str(exc)
+        if not 0 <= action < self.model.info.num_actions:
             return text  # "action 99 is out of range; allowed: ..."
         reason = text.split(" is illegal: ", 1)[-1]
-        return f"{self._name(action, sim) or 'end'}: {self._explain(reason)}"
+        name = self._name(action, Position(self.model, state)) or "end"
+        return f"{name}: {self._explain(reason)}"
 
     def _explain(self, reason: str) -> str:
         """An engine's reason in the terms shown on screen (the parser's coordinates)."""
@@ -656,22 +252,17 @@ class TerminalGame:
 
     def _points_after(self, action: int) -> float | None:
         """The human's points if the turn ended right after ``action`` (None: it cannot)."""
-        from .arena import final_scores
-
-        before = final_scores(self.env)
-        if before is None:
-            return None
-        seat = self.env.possible_agents.index(self.human)
-        sim = copy.deepcopy(self.env)
-        sim.step(action)
+        model, seat = self.model, self.seat
+        before = model.scores(self.env.game_state)
+        state = model.copy(self.env.game_state)
+        model.step(state, action)
         end_of_turn = getattr(self.parser, "end_of_turn", None)
-        if not self._sim_over(sim) and sim.agent_selection == self.human:
-            end = end_of_turn(sim) if end_of_turn is not None else None
-            if end is None or not sim.action_mask()[end]:
+        if not model.is_over(state) and model.current_player(state) == seat:
+            end = end_of_turn(Position(model, state)) if end_of_turn is not None else None
+            if end is None or not model.legal_mask(state)[end]:
                 return None
-            sim.step(end)
-        after = final_scores(sim)
-        return None if after is None else after[seat] - before[seat]
+            model.step(state, end)
+        return model.scores(state)[seat] - before[seat]
 
     def _moves_text(self) -> str:
         """The legal moves in the game's notation, with their points; moves that share a
@@ -690,10 +281,6 @@ class TerminalGame:
             lines.extend(_wrap(entries, prefix=f"  {key:<4}" if key else "  "))
         return "\n".join(lines)
 
-    @staticmethod
-    def _sim_over(env: Any) -> bool:
-        return any(env.terminations.values()) or any(env.truncations.values())
-
     def _hint(self) -> str:
         """What an agent would play for the rest of the human's turn.
 
@@ -705,36 +292,62 @@ class TerminalGame:
         if not self.hint_enabled:
             return "Hints are off; start the game with --hint."
         spec = self.hint_spec or self._strongest()
-        try:
-            return f"hint ({spec}): {self._hint_from(spec)}"
-        except (ValueError, RuntimeError, IllegalActionError):
-            if not self._mid_turn or spec == "greedy":
-                raise
-        return (
-            f"hint (greedy; {spec} plans whole turns and cannot continue the one you began): "
-            f"{self._hint_from('greedy')}"
-        )
+        attempts = [(spec, False, f"hint ({spec}): ")]
+        if self._mid_turn:
+            attempts.append(
+                (
+                    spec,
+                    True,
+                    f"hint ({spec} cannot continue the turn you began; its whole turn from the "
+                    "turn's start): ",
+                )
+            )
+        failure = ""
+        for agent_spec, from_start, label in attempts:
+            try:
+                return label + self._hint_from(agent_spec, from_start)
+            except Exception as exc:  # an agent's failure must not end the human's game
+                failure = f"{type(exc).__name__}: {exc}"
+        return f"No hint here: {spec} failed to suggest a move ({failure})."
 
-    def _hint_from(self, spec: str) -> str:
+    def _hint_from(self, spec: str, from_start: bool = False) -> str:
+        """The rest of the human's turn as ``spec`` plays it (``from_start``: the whole turn
+        from its first move), on a scratch environment loaded with a copy of the state
+        (agents see positions through an environment). In the middle of a turn the agent is
+        first shown the turn's start, where agents that plan whole turns make their plan."""
         rng = np.random.default_rng(self.rng.integers(2**31))
         agent = resolve_agent(spec, self.env_name, rng)
-        if self._mid_turn and self._turn_start is not None:
-            select_action(agent, self._turn_start, self.human, env_name=self.env_name)
-        sim = copy.deepcopy(self.env)
+        scratch = self._scratch_env()
+        start = self._turn_start if self._mid_turn else None
+        if start is not None and not from_start:
+            scratch.load_state(self.model.copy(start))
+            select_action(agent, scratch, self.human, env_name=self.env_name)
+        scratch.load_state(self.model.copy(start if from_start else self.env.game_state))
         names = []
-        while not self._sim_over(sim) and sim.agent_selection == self.human:
-            action = select_action(agent, sim, self.human, env_name=self.env_name)
-            names.append(self._name(action, sim))
-            sim.step(action)
+        while not self._over_in(scratch) and scratch.agent_selection == self.human:
+            action = select_action(agent, scratch, self.human, env_name=self.env_name)
+            names.append(self._name(action, scratch))
+            scratch.step(action)
         return _join(names)
 
-    def _strongest(self) -> str:
-        from .agents import agent_names
-        from .arena import game_name
+    def _scratch_env(self) -> Any:
+        """An environment of the same game for planning (built once)."""
+        if self._scratch is None:
+            self._scratch = make_env(
+                self.env_name, num_players=self.env.num_players, **self.env_kwargs
+            )
+        return self._scratch
 
-        name = game_name(self.env_name)
-        available = set(agent_names(name)) | {"mcts"}
-        ladder = HINT_LADDER.get(name, DEFAULT_HINT_LADDER)
+    @staticmethod
+    def _over_in(env: Any) -> bool:
+        return any(env.terminations.values()) or any(env.truncations.values())
+
+    def _strongest(self) -> str:
+        from .arena import game_name
+        from .arena.agent_specs import agent_names_for
+
+        ladder = HINT_LADDER.get(game_name(self.env_name), DEFAULT_HINT_LADDER)
+        available = set(agent_names_for(self.env_name)) | {"mcts"}
         return next(a for a in ladder if a in available)
 
     def record(self) -> dict[str, Any]:
@@ -766,6 +379,11 @@ def _wrap(entries: list[str], prefix: str, width: int = 78) -> list[str]:
         line += entry + "  "
     lines.append(line.rstrip())
     return lines
+
+
+def join_moves(names: Sequence[str | None]) -> str:
+    """The moves of one turn as one line (``(turn ended)`` when nothing was played)."""
+    return _join(names)
 
 
 def _join(names: Sequence[str | None]) -> str:

@@ -40,6 +40,17 @@ def test_hint_in_the_middle_of_a_qwirkle_cards_turn() -> None:
     assert "hint (heuristic): " in text
 
 
+def test_hint_in_the_middle_of_a_qwirkle_turn() -> None:
+    """Qwirkle's agents cannot continue a turn someone else began: the hint then shows the
+    agent's whole turn from the turn's start instead of ending the game."""
+    text = _play(
+        ["--env", "qwirkle_v0", "--opponents", "greedy", "--hint", "--seed", "3"],
+        "Oo@19,19\nhint\n",
+    )
+    assert "Your turn goes on" in text
+    assert "its whole turn from the turn's start): " in text
+
+
 def test_qwirkle_cards_help_says_when_the_turn_ends() -> None:
     text = _play(["--env", "qwirkle_cards_v0", "--opponents", "greedy", "--seed", "5"], "help\n")
     assert "the turn ends when the table" in text and "is valid again" in text

@@ -1,0 +1,184 @@
+"""Liniell's game model over the compiled core (:mod:`.compiled`).
+
+:class:`LiniellCompiledModel` plays exactly the game of the reference
+:class:`~.model.LiniellModel` (the same seed gives the same game, observation for
+observation; ``tests/test_liniell_compiled.py`` checks it), with the rules, route scoring and
+observation running as numba kernels over a state of one small ``int16`` vector. Text,
+pictures and the public view convert the state into the reference engine's
+:class:`~.game.Game` by replaying the actions played (each state remembers its deal and its
+actions), so they read exactly as the reference's.
+
+>>> model = LiniellCompiledModel(num_players=2)
+>>> state = model.new_state(np.random.default_rng(0))
+>>> rng = np.random.default_rng(1)
+>>> while not model.is_over(state):
+...     _ = model.step(state, int(rng.choice(np.flatnonzero(model.legal_mask(state)))))
+>>> model.outcome(state) == LiniellModel(2).outcome(model.reference_state(state))
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.model import Ending, GameModel, Outcome, StepResult
+from ..core.observation import ObservationLayout
+from ..core.symmetry import Symmetries
+from ..errors import ConfigError
+from . import compiled as core
+from .actions import LiniellAction
+from .board import Board
+from .game import Game
+from .model import LiniellModel, LiniellState
+from .tileset import NUM_TILES, TileSet
+
+
+class LiniellCompiledState:
+    """One Liniell game as the compiled core's ``int16`` state vector (see
+    :mod:`.compiled` for its layout)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+    def copy(self) -> LiniellCompiledState:
+        return LiniellCompiledState(self.data.copy())
+
+    def __repr__(self) -> str:
+        s = self.data
+        return (
+            f"LiniellCompiledState(turn={int(s[core.TURN])}, phase={int(s[core.PHASE])}, "
+            f"to_act={int(s[core.CURRENT])}, laid={int(s[core.NUM_LAID])})"
+        )
+
+
+class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
+    """Liniell for 2 to 4 players over the compiled core (same game as
+    :class:`~.model.LiniellModel`, which it keeps as ``reference`` for its layout, codec and
+    text)."""
+
+    def __init__(self, num_players: int = 2, tile_set: str | Path | TileSet = "default") -> None:
+        self.reference = LiniellModel(num_players=num_players, tile_set=tile_set)
+        self.num_players = self.reference.num_players
+        self.info = self.reference.info
+        self.codec = self.reference.codec
+        self.tile_set = self.reference.tile_set
+        self.layout = self.reference.layout
+        self.geom, self.feats = core.geometry(self.tile_set)
+        self.offsets = np.array(
+            [self.layout.slice(name).start for name in core.OBS_FIELDS], dtype=np.int64
+        )
+        self._deal = np.array(self.tile_set.stack(), dtype=np.int64)
+        self._points = np.zeros(core.MAX_PLAYERS, dtype=np.int64)
+
+    # ----------------------------------------------------------- the rules
+    def new_state(self, rng: np.random.Generator) -> LiniellCompiledState:
+        # the same draws, in the same order, as the reference's Game.new
+        stack = rng.permutation(self._deal).astype(np.int16)
+        start = int(rng.integers(self.num_players))
+        return LiniellCompiledState(core.new_state(stack, start, self.num_players, self.geom))
+
+    def current_player(self, state: LiniellCompiledState) -> int:
+        return int(state.data[core.CURRENT])
+
+    def is_over(self, state: LiniellCompiledState) -> bool:
+        return bool(state.data[core.PHASE] == core.OVER)
+
+    def legal_mask(self, state: LiniellCompiledState) -> np.ndarray:
+        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
+        core.legal_mask(state.data, self.geom, mask)
+        return mask
+
+    def step(self, state: LiniellCompiledState, action: int) -> StepResult:
+        over = core.step(state.data, self.geom, int(action), self._points)
+        points = {p: float(self._points[p]) for p in range(self.num_players) if self._points[p]}
+        return StepResult(points=points, game_over=bool(over))
+
+    def scores(self, state: LiniellCompiledState) -> tuple[float, ...]:
+        """Every seat's provisional score (as if the game ended now; final once over)."""
+        return tuple(float(core.player_points(state.data, p)) for p in range(self.num_players))
+
+    def outcome(self, state: LiniellCompiledState) -> Outcome | None:
+        if not self.is_over(state):
+            return None
+        won = core.winners_mask(state.data)
+        winners = tuple(p for p in range(self.num_players) if won >> p & 1)
+        return Outcome(Ending.FINISHED, winners, self.scores(state))
+
+    def explain_illegal(self, state: LiniellCompiledState, action: int) -> str:
+        return self.reference.explain_illegal(self.reference_state(state), action)
+
+    def describe_action(self, state: LiniellCompiledState | None, action: int) -> str:
+        return self.reference.describe_action(None, action)
+
+    # -------------------------------------------------------- observation
+    def observe(
+        self, state: LiniellCompiledState, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        if out is None:
+            out = np.empty(self.layout.size, dtype=np.float32)
+        core.observe(state.data, self.geom, self.feats, self.offsets, int(player), out)
+        return out
+
+    def action_layout(self) -> ObservationLayout:
+        return self.reference.action_layout()
+
+    def symmetries(self) -> Symmetries | None:
+        return self.reference.symmetries()
+
+    # ------------------------------------------------- hidden information
+    def copy(self, state: LiniellCompiledState) -> LiniellCompiledState:
+        return state.copy()
+
+    def resample_hidden(
+        self, state: LiniellCompiledState, player: int, rng: np.random.Generator
+    ) -> None:
+        """Reshuffle the order of the stack (nobody can see it), with the reference's draws:
+        the new order depends only on the stack's contents and ``rng``."""
+        s = state.data
+        size = int(s[core.STACK_SIZE])
+        stack = np.sort(s[core.STACK : core.STACK + size])
+        s[core.STACK : core.STACK + size] = stack[rng.permutation(size)]
+
+    # ----------------------------------------- the reference engine's view
+    def game_of(self, state: LiniellCompiledState) -> Game:
+        """The reference engine's :class:`~.game.Game` of ``state`` (a new object, built by
+        replaying the deal and the actions played)."""
+        return self.reference_state(state).game
+
+    def reference_state(self, state: LiniellCompiledState) -> LiniellState:
+        """The reference model's state of the same game (replayed; for text, pictures and
+        checks)."""
+        s = state.data
+        deal = [int(k) for k in s[core.STACK : core.STACK + NUM_TILES]]
+        game = Game(Board(self.tile_set, self.num_players), deal, int(s[core.START]))
+        ref = self.reference.state_of(game)
+        for action in s[core.HIST : core.HIST + s[core.NUM_HIST]]:
+            self.reference.step(ref, int(action))
+        return ref
+
+    def public_view(self, state: LiniellCompiledState, player: int) -> Game:
+        """A copy of the game whose stack is sorted (as the reference's public view)."""
+        if not 0 <= player < self.num_players:
+            raise ConfigError(f"unknown player {player}; players: 0 to {self.num_players - 1}")
+        return self.game_of(state).public_copy()
+
+    def to_text(self, state: LiniellCompiledState) -> str:
+        """The whole game state in the engine's text notation, for bug reports."""
+        return self.game_of(state).to_text()
+
+    def render_ansi(self, state: LiniellCompiledState, viewer: int) -> str:
+        return self.reference.render_ansi(self.reference_state(state), viewer)
+
+    def render_rgb(self, state: LiniellCompiledState, viewer: int) -> np.ndarray:
+        return self.reference.render_rgb(self.reference_state(state), viewer)
+
+    def player_info(self, state: LiniellCompiledState, player: int) -> dict[str, Any]:
+        return {}
+
+
+__all__ = ["LiniellCompiledModel", "LiniellCompiledState"]

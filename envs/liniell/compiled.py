@@ -930,6 +930,7 @@ def _batch_one(
     terminated: np.ndarray,
     final_observation: np.ndarray,
     episode_scores: np.ndarray,
+    final_states: np.ndarray,
     scratch: np.ndarray,
 ) -> None:
     s = states[i]
@@ -953,6 +954,7 @@ def _batch_one(
         done[i] = 1
         action_mask[i, :] = 1
         final_observation[i, :] = observation[i]
+        final_states[i, :] = s
         won = winners_mask(s)
         for p in range(n):
             episode_scores[i, p] = player_points(s, p)
@@ -981,6 +983,7 @@ def batch_step(
     terminated: np.ndarray,
     final_observation: np.ndarray,
     episode_scores: np.ndarray,
+    final_states: np.ndarray,
     scratch: np.ndarray,
 ) -> None:
     """Step every game of a batch on one thread (games with ``done`` set start anew from
@@ -1004,6 +1007,7 @@ def batch_step(
             terminated,
             final_observation,
             episode_scores,
+            final_states,
             scratch,
         )
 
@@ -1026,6 +1030,7 @@ def batch_step_parallel(
     terminated: np.ndarray,
     final_observation: np.ndarray,
     episode_scores: np.ndarray,
+    final_states: np.ndarray,
     scratch: np.ndarray,
 ) -> None:
     """:func:`batch_step` with the games spread over numba's threads."""
@@ -1048,5 +1053,6 @@ def batch_step_parallel(
             terminated,
             final_observation,
             episode_scores,
+            final_states,
             scratch,
         )

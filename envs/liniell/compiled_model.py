@@ -72,14 +72,18 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         self.offsets = np.array(
             [self.layout.slice(name).start for name in core.OBS_FIELDS], dtype=np.int64
         )
-        self._deal = np.array(self.tile_set.stack(), dtype=np.int64)
+        self._tiles = np.array(self.tile_set.stack(), dtype=np.int64)
         self._points = np.zeros(core.MAX_PLAYERS, dtype=np.int64)
 
     # ----------------------------------------------------------- the rules
+    def deal(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """A new game's shuffled stack (``int16`` kinds, drawn from the end) and first
+        player: the same draws, in the same order, as the reference's ``Game.new``."""
+        stack = rng.permutation(self._tiles).astype(np.int16)
+        return stack, int(rng.integers(self.num_players))
+
     def new_state(self, rng: np.random.Generator) -> LiniellCompiledState:
-        # the same draws, in the same order, as the reference's Game.new
-        stack = rng.permutation(self._deal).astype(np.int16)
-        start = int(rng.integers(self.num_players))
+        stack, start = self.deal(rng)
         return LiniellCompiledState(core.new_state(stack, start, self.num_players, self.geom))
 
     def current_player(self, state: LiniellCompiledState) -> int:

@@ -1,0 +1,200 @@
+"""Many Liniell games stepped together: one compiled call per step for the whole batch.
+
+:class:`LiniellBatch` keeps ``num_envs`` games of the compiled core (:mod:`.compiled`) as
+one ``(num_envs, STATE_SIZE)`` ``int16`` array and writes every game's result into
+preallocated public arrays (``observation``, ``action_mask``, ``current_player``,
+``rewards``, ``terminated``, ``truncated``), in the style of Pgx and EnvPool::
+
+    batch = LiniellBatch(num_envs=256, num_players=2, seed=0)
+    batch.reset()
+    while training:
+        actions = policy(batch.observation, batch.action_mask)   # (256,) ints
+        batch.step(actions)
+
+Conventions (the batched API's contract):
+
+- The observation of game ``i`` is that of ``current_player[i]``, the seat to act, in the
+  layout of ``liniell_v0`` (2707 ``float32`` entries with the default tile set).
+- **Rewards** (``reward="win"``, the default): 0 during a game; on the step that ends it,
+  +1 to each winner and -1 to every other seat, 0 to all on a full tie (the rules' tie-break
+  on blue diamonds included). ``reward="score"``: every step, each seat's change of
+  provisional score, as ``liniell_v0``'s ``reward="score"``. Liniell has no truncation:
+  ``truncated`` stays all False.
+- **Autoreset on the next step**: a game that ended has ``terminated[i]`` set, its final
+  observation also in ``final_observation[i]``, its final scores in ``episode_scores[i]``
+  and its outcome in :meth:`outcome`; its action mask row is all ones (as Pgx does, so that
+  a sampler never meets an empty row) and the action given for it on the next step is
+  ignored: that step starts the slot's next game instead (rewards 0, ``terminated`` False).
+- **Seeds**: slot ``i`` draws its games from ``np.random.default_rng([seed, i])``, one
+  :meth:`~.compiled_model.LiniellCompiledModel.new_state` deal per game in order, so game
+  ``k`` of slot ``i`` is the reference game ``LiniellModel.new_state`` makes from that
+  generator after ``k`` earlier deals. The deals are drawn in Python when a game ends (a
+  few microseconds, once per game); the steps run compiled.
+- ``threads`` > 1 spreads the games over that many of numba's threads (``prange``).
+
+>>> batch = LiniellBatch(num_envs=4, num_players=3, seed=0)
+>>> batch.reset()
+>>> batch.observation.shape, batch.action_mask.shape, batch.rewards.shape
+((4, 2707), (4, 209), (4, 3))
+>>> batch.step(batch.action_mask.argmax(axis=1))
+>>> bool(batch.action_mask[:, 196:].any(axis=1).all())  # the occupy step follows each lay
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..core.model import Outcome
+from ..errors import ConfigError, IllegalActionError
+from . import compiled as core
+from .compiled_model import LiniellCompiledModel, LiniellCompiledState
+from .tileset import NUM_TILES, TileSet
+
+REWARDS = ("win", "score")
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ConfigError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+class LiniellBatch:
+    """``num_envs`` Liniell games stepped together (see the module docstring)."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        seed: int = 0,
+        threads: int = 1,
+        reward: str = "win",
+        tile_set: str | Path | TileSet = "default",
+    ) -> None:
+        n_envs = _positive_int("num_envs", num_envs)
+        self.threads = _positive_int("threads", threads)
+        if self.threads > numba.config.NUMBA_NUM_THREADS:
+            raise ConfigError(
+                f"threads={threads} is more than numba's {numba.config.NUMBA_NUM_THREADS} "
+                f"threads on this machine; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}"
+            )
+        if reward not in REWARDS:
+            raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        self.model = LiniellCompiledModel(num_players=num_players, tile_set=tile_set)
+        self.num_envs = n_envs
+        self.num_players = n = self.model.num_players
+        self.seed = int(seed)
+        self.reward = reward
+        size, actions = self.model.layout.size, self.model.info.num_actions
+        self.states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
+        self.states[:, core.NUM_PLAYERS] = n
+        self.observation = np.zeros((n_envs, size), dtype=np.float32)
+        self.action_mask = np.zeros((n_envs, actions), dtype=np.int8)
+        self.current_player = np.zeros(n_envs, dtype=np.int64)
+        self.rewards = np.zeros((n_envs, n), dtype=np.float32)
+        self.terminated = np.zeros(n_envs, dtype=np.bool_)
+        self.truncated = np.zeros(n_envs, dtype=np.bool_)
+        self.final_observation = np.zeros((n_envs, size), dtype=np.float32)
+        self.episode_scores = np.zeros((n_envs, n), dtype=np.float32)
+        self.final_states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
+        self.episodes = np.zeros(n_envs, dtype=np.int64)
+        """Games started in each slot so far."""
+        self._rngs = [np.random.default_rng([self.seed, i]) for i in range(n_envs)]
+        self._next_stacks = np.zeros((n_envs, NUM_TILES), dtype=np.int16)
+        self._next_starts = np.zeros(n_envs, dtype=np.int64)
+        self._done = np.zeros(n_envs, dtype=np.int8)
+        self._actions = np.zeros(n_envs, dtype=np.int64)
+        self._points = np.zeros((n_envs, core.MAX_PLAYERS), dtype=np.int64)
+        self._started = False
+
+    def _deal(self, slots: np.ndarray) -> None:
+        """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
+        for i in slots:
+            self._next_stacks[i], self._next_starts[i] = self.model.deal(self._rngs[i])
+            self.episodes[i] += 1
+
+    def _run(self) -> None:
+        kernel = core.batch_step
+        if self.threads > 1:
+            numba.set_num_threads(self.threads)
+            kernel = core.batch_step_parallel
+        kernel(
+            self.states,
+            self.model.geom,
+            self.model.feats,
+            self.model.offsets,
+            self._actions,
+            self._next_stacks,
+            self._next_starts,
+            self._done,
+            self.reward == "score",
+            self.observation,
+            self.action_mask,
+            self.current_player,
+            self.rewards,
+            self.terminated,
+            self.final_observation,
+            self.episode_scores,
+            self.final_states,
+            self._points,
+        )
+        ended = np.flatnonzero(self.terminated)
+        if ended.size:
+            self._deal(ended)
+
+    def reset(self) -> None:
+        """Start the next game in every slot (the first call starts each slot's game 0)."""
+        self._deal(np.flatnonzero(self._done == 0))  # an ended game's next deal is drawn
+        self._done[:] = 1
+        self._run()
+        self._started = True
+
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` in game ``i`` (each legal by ``action_mask``; ignored for a
+        game that ended on the previous step, which starts anew instead)."""
+        if not self._started:
+            raise ConfigError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions must be {self.num_envs} integers (one per game), got "
+                f"shape {actions.shape} of {actions.dtype}"
+            )
+        num_actions = self.action_mask.shape[1]
+        if actions.min() < 0 or actions.max() >= num_actions:
+            i = int(np.flatnonzero((actions < 0) | (actions >= num_actions))[0])
+            raise IllegalActionError(
+                f"game {i}: action {int(actions[i])} is out of range; allowed: 0 to "
+                f"{num_actions - 1}"
+            )
+        legal = self.action_mask[np.arange(self.num_envs), actions]
+        if not legal.all():
+            i = int(np.flatnonzero(legal == 0)[0])
+            raise IllegalActionError(
+                f"game {i}: action {int(actions[i])} "
+                f"({self.model.describe_action(None, int(actions[i]))}) is illegal: its "
+                "action-mask entry is 0"
+            )
+        self._actions[:] = actions
+        self._run()
+
+    def outcome(self, i: int) -> Outcome | None:
+        """How the last finished game of slot ``i`` ended (None before any ended)."""
+        state = LiniellCompiledState(self.final_states[i].copy())
+        if state.data[core.NUM_PLAYERS] == 0:
+            return None
+        return self.model.outcome(state)
+
+    def state(self, i: int) -> LiniellCompiledState:
+        """A copy of game ``i``'s state, for the model's text, pictures and checks."""
+        return LiniellCompiledState(self.states[i].copy())
+
+
+__all__ = ["REWARDS", "LiniellBatch"]

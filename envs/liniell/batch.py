@@ -30,6 +30,8 @@ Conventions (the batched API's contract):
   ``k`` of slot ``i`` is the reference game ``LiniellModel.new_state`` makes from that
   generator after ``k`` earlier deals. The deals are drawn in Python when a game ends (a
   few microseconds, once per game); the steps run compiled.
+- The arrays are the batch's own buffers, rewritten by every step: read or copy them, never
+  write into them (an observation row is updated in place from its previous contents).
 - ``threads`` > 1 spreads the games over that many of numba's threads (``prange``).
 
 >>> batch = LiniellBatch(num_envs=4, num_players=3, seed=0)
@@ -111,7 +113,9 @@ class LiniellBatch:
         self._next_starts = np.zeros(n_envs, dtype=np.int64)
         self._done = np.zeros(n_envs, dtype=np.int8)
         self._actions = np.zeros(n_envs, dtype=np.int64)
-        self._points = np.zeros((n_envs, core.MAX_PLAYERS), dtype=np.int64)
+        # each observation row's nonzero entries (count last): the next step rewrites only
+        # those and the new ones, not the whole row
+        self._written = np.zeros((n_envs, core.MAX_ENTRIES + 1), dtype=np.int16)
         self._started = False
 
     def _deal(self, slots: np.ndarray) -> None:
@@ -121,11 +125,7 @@ class LiniellBatch:
             self.episodes[i] += 1
 
     def _run(self) -> None:
-        kernel = core.batch_step
-        if self.threads > 1:
-            numba.set_num_threads(self.threads)
-            kernel = core.batch_step_parallel
-        kernel(
+        arrays = (
             self.states,
             self.model.geom,
             self.model.feats,
@@ -136,6 +136,7 @@ class LiniellBatch:
             self._done,
             self.reward == "score",
             self.observation,
+            self._written,
             self.action_mask,
             self.current_player,
             self.rewards,
@@ -143,8 +144,12 @@ class LiniellBatch:
             self.final_observation,
             self.episode_scores,
             self.final_states,
-            self._points,
         )
+        if self.threads > 1:
+            numba.set_num_threads(self.threads)
+            core.batch_step_parallel(self.threads, *arrays)
+        else:
+            core.batch_step(*arrays)
         ended = np.flatnonzero(self.terminated)
         if ended.size:
             self._deal(ended)

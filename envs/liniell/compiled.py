@@ -163,6 +163,20 @@ OBS_FIELDS = (
 ) = range(len(OBS_FIELDS))
 PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
 TILE_FEATURES = 1 + len(PAIRS) + 8
+MAX_ENTRIES = (
+    NUM_TILES * TILE_FEATURES  # tiles
+    + 1  # last laid
+    + 2 * MAX_PLAYERS * 4  # pawns: the ports of each pawn's piece
+    + 2 * NUM_TILES * 4 * MAX_PLAYERS  # routes; lines: each port once per pawn on its line
+    + 2  # own pawns
+    + TILE_FEATURES  # drawn
+    + 2 * NUM_TILES  # drawn kind and stack counts: at most one kind per tile
+    + 1
+    + 4 * MAX_PLAYERS  # supply, scores, blue, seated
+    + 1  # to act
+    + 1  # phase
+)
+"""A bound on an observation's nonzero entries (the ``idx``/``val`` scratch size)."""
 
 
 # ------------------------------------------------------------------- geometry
@@ -837,41 +851,51 @@ def legal_mask(s: np.ndarray, geom: np.ndarray, mask: np.ndarray) -> None:
 
 # ------------------------------------------------------------- observation
 @njit(cache=True)
-def observe(
+def observe_entries(
     s: np.ndarray,
     geom: np.ndarray,
     feats: np.ndarray,
     off: np.ndarray,
     player: int,
-    out: np.ndarray,
-) -> None:
-    """Write ``player``'s observation (the documented layout, field starts in ``off`` in
-    :data:`OBS_FIELDS` order) into the ``float32`` vector ``out``."""
-    out[:] = 0
+    idx: np.ndarray,
+    val: np.ndarray,
+) -> int:
+    """``player``'s observation (the documented layout, field starts in ``off`` in
+    :data:`OBS_FIELDS` order) as its nonzero entries: indices into ``idx``, values into
+    ``val`` (each index once, at most :data:`MAX_ENTRIES`); return their number."""
     n = s[NUM_PLAYERS]
     phase = s[PHASE]
     occupied_roots(s)
+    k = 0
     for i in range(s[NUM_LAID]):
         cell = s[LAID + i]
         kind = s[KIND + cell]
         rot = s[ROT + cell]
         for f in range(TILE_FEATURES):
-            out[off[F_TILES] + f * NUM_CELLS + cell] = feats[kind, rot, f]
+            if feats[kind, rot, f] != 0:
+                idx[k] = off[F_TILES] + f * NUM_CELLS + cell
+                val[k] = feats[kind, rot, f]
+                k += 1
         for g in range(geom[kind, rot, G_NG]):
             root = find(s, cell * 4 + g)
             points = s[ROUTE_POINTS + root]
             for j in range(geom[kind, rot, G_NP + g]):
                 port = geom[kind, rot, G_GP + 4 * g + j]
-                out[off[F_ROUTES] + port * NUM_CELLS + cell] = points
-            # a joined line holds several pawns until the compulsory move
-            for slot in range(2 * n):
-                if s[OCC_ROOT + slot] == root:
-                    q = ((slot >> 1) - player) % n
-                    for j in range(geom[kind, rot, G_NP + g]):
-                        port = geom[kind, rot, G_GP + 4 * g + j]
-                        out[off[F_LINES] + (4 * q + port) * NUM_CELLS + cell] = 1
+                if points != 0:
+                    idx[k] = off[F_ROUTES] + port * NUM_CELLS + cell
+                    val[k] = points
+                    k += 1
+                # a joined line holds several pawns until the compulsory move
+                for slot in range(2 * n):
+                    if s[OCC_ROOT + slot] == root:
+                        q = ((slot >> 1) - player) % n
+                        idx[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
+                        val[k] = 1
+                        k += 1
     if OCCUPY <= phase <= MOVE:
-        out[off[F_LAST] + s[LAST]] = 1
+        idx[k] = off[F_LAST] + s[LAST]
+        val[k] = 1
+        k += 1
     for p in range(n):
         q = (p - player) % n
         supply = 0
@@ -886,34 +910,123 @@ def observe(
             rot = s[ROT + cell]
             for j in range(geom[kind, rot, G_NP + g]):
                 port = geom[kind, rot, G_GP + 4 * g + j]
-                out[off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell] = 1
-        out[off[F_SUPPLY] + q] = supply
-        out[off[F_SCORES] + q] = player_points(s, p)
-        out[off[F_BLUE] + q] = player_blue(s, p)
-        out[off[F_SEATED] + q] = 1
+                idx[k] = off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell
+                val[k] = 1
+                k += 1
+        points = player_points(s, p)
+        blue = player_blue(s, p)
+        if supply:
+            idx[k] = off[F_SUPPLY] + q
+            val[k] = supply
+            k += 1
+        if points:
+            idx[k] = off[F_SCORES] + q
+            val[k] = points
+            k += 1
+        if blue:
+            idx[k] = off[F_BLUE] + q
+            val[k] = blue
+            k += 1
+        idx[k] = off[F_SEATED] + q
+        val[k] = 1
+        k += 1
     first, second, placed = placed_slots(s, geom, player)
     if placed >= 1:
-        out[off[F_OWN] + (s[PAWNS + 2 * player + first] >> 2)] = 1
+        idx[k] = off[F_OWN] + (s[PAWNS + 2 * player + first] >> 2)
+        val[k] = 1
+        k += 1
     if placed == 2:
-        out[off[F_OWN] + NUM_CELLS + (s[PAWNS + 2 * player + second] >> 2)] = 1
+        idx[k] = off[F_OWN] + NUM_CELLS + (s[PAWNS + 2 * player + second] >> 2)
+        val[k] = 1
+        k += 1
     drawn = s[DRAWN]
     if phase == LAY and drawn >= 0:
         for f in range(TILE_FEATURES):
-            out[off[F_DRAWN] + f] = feats[drawn, 0, f]
-        out[off[F_KIND] + drawn] = 1
+            if feats[drawn, 0, f] != 0:
+                idx[k] = off[F_DRAWN] + f
+                val[k] = feats[drawn, 0, f]
+                k += 1
+        idx[k] = off[F_KIND] + drawn
+        val[k] = 1
+        k += 1
     size = s[STACK_SIZE]
     for i in range(size):
-        out[off[F_STACK] + s[STACK + i]] += 1
-    out[off[F_STACK_SIZE]] = size
-    out[off[F_TO_ACT] + (s[CURRENT] - player) % n] = 1
+        kind = s[STACK + i]
+        first_seen = True
+        for j in range(i):
+            if s[STACK + j] == kind:
+                first_seen = False
+                break
+        if first_seen:
+            count = 0
+            for j in range(i, size):
+                if s[STACK + j] == kind:
+                    count += 1
+            idx[k] = off[F_STACK] + kind
+            val[k] = count
+            k += 1
+    if size:
+        idx[k] = off[F_STACK_SIZE]
+        val[k] = size
+        k += 1
+    idx[k] = off[F_TO_ACT] + (s[CURRENT] - player) % n
+    val[k] = 1
+    k += 1
     if phase < OVER:
-        out[off[F_PHASE] + phase] = 1
+        idx[k] = off[F_PHASE] + phase
+        val[k] = 1
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def observe(
+    s: np.ndarray,
+    geom: np.ndarray,
+    feats: np.ndarray,
+    off: np.ndarray,
+    player: int,
+    out: np.ndarray,
+    idx: np.ndarray,
+    val: np.ndarray,
+) -> None:
+    """Write ``player``'s whole observation into the ``float32`` vector ``out`` (``idx``
+    and ``val``: scratch of :data:`MAX_ENTRIES` entries)."""
+    out[:] = 0
+    for k in range(observe_entries(s, geom, feats, off, player, idx, val)):
+        out[idx[k]] = val[k]
+
+
+@njit(cache=True)
+def observe_update(
+    s: np.ndarray,
+    geom: np.ndarray,
+    feats: np.ndarray,
+    off: np.ndarray,
+    player: int,
+    out: np.ndarray,
+    written: np.ndarray,
+    idx: np.ndarray,
+    val: np.ndarray,
+) -> None:
+    """Turn ``out``, an observation written by this function before (its nonzero indices
+    in ``written``, their number last), into ``player``'s observation now, touching only
+    the entries that were or become nonzero (far fewer than the whole vector)."""
+    last = written.shape[0] - 1
+    for k in range(written[last]):
+        out[written[k]] = 0
+    count = observe_entries(s, geom, feats, off, player, idx, val)
+    for k in range(count):
+        out[idx[k]] = val[k]
+        written[k] = idx[k]
+    written[last] = count
 
 
 # ----------------------------------------------------------------- batches
 @njit(cache=True)
-def _batch_one(
-    i: int,
+def _batch_range(
+    lo: int,
+    hi: int,
     states: np.ndarray,
     geom: np.ndarray,
     feats: np.ndarray,
@@ -924,6 +1037,7 @@ def _batch_one(
     done: np.ndarray,
     score_rewards: bool,
     observation: np.ndarray,
+    written: np.ndarray,
     action_mask: np.ndarray,
     current_player: np.ndarray,
     rewards: np.ndarray,
@@ -931,38 +1045,41 @@ def _batch_one(
     final_observation: np.ndarray,
     episode_scores: np.ndarray,
     final_states: np.ndarray,
-    scratch: np.ndarray,
 ) -> None:
-    s = states[i]
-    n = s[NUM_PLAYERS]
-    points = scratch[i]
-    rewards[i, :] = 0
-    over = False
-    if done[i]:
-        init_state(s, next_stacks[i], next_starts[i], n, geom)
-        done[i] = 0
-    else:
-        over = step(s, geom, actions[i], points)
-        if score_rewards:
+    """Step games ``lo`` to ``hi - 1`` of a batch (see :func:`batch_step`)."""
+    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    idx = np.empty(MAX_ENTRIES, dtype=np.int64)
+    val = np.empty(MAX_ENTRIES, dtype=np.float32)
+    for i in range(lo, hi):
+        s = states[i]
+        n = s[NUM_PLAYERS]
+        rewards[i, :] = 0
+        over = False
+        if done[i]:
+            init_state(s, next_stacks[i], next_starts[i], n, geom)
+            done[i] = 0
+        else:
+            over = step(s, geom, actions[i], points)
+            if score_rewards:
+                for p in range(n):
+                    rewards[i, p] = points[p]
+        terminated[i] = over
+        player = s[CURRENT]
+        current_player[i] = player
+        observe_update(s, geom, feats, off, player, observation[i], written[i], idx, val)
+        if over:
+            done[i] = 1
+            action_mask[i, :] = 1
+            final_observation[i, :] = observation[i]
+            final_states[i, :] = s
+            won = winners_mask(s)
             for p in range(n):
-                rewards[i, p] = points[p]
-    terminated[i] = over
-    player = s[CURRENT]
-    current_player[i] = player
-    observe(s, geom, feats, off, player, observation[i])
-    if over:
-        done[i] = 1
-        action_mask[i, :] = 1
-        final_observation[i, :] = observation[i]
-        final_states[i, :] = s
-        won = winners_mask(s)
-        for p in range(n):
-            episode_scores[i, p] = player_points(s, p)
-        if not score_rewards and won != (1 << n) - 1:
-            for p in range(n):
-                rewards[i, p] = 1 if won & (1 << p) else -1
-    else:
-        legal_mask(s, geom, action_mask[i])
+                episode_scores[i, p] = player_points(s, p)
+            if not score_rewards and won != (1 << n) - 1:
+                for p in range(n):
+                    rewards[i, p] = 1 if won & (1 << p) else -1
+        else:
+            legal_mask(s, geom, action_mask[i])
 
 
 @njit(cache=True)
@@ -977,6 +1094,7 @@ def batch_step(
     done: np.ndarray,
     score_rewards: bool,
     observation: np.ndarray,
+    written: np.ndarray,
     action_mask: np.ndarray,
     current_player: np.ndarray,
     rewards: np.ndarray,
@@ -984,36 +1102,38 @@ def batch_step(
     final_observation: np.ndarray,
     episode_scores: np.ndarray,
     final_states: np.ndarray,
-    scratch: np.ndarray,
 ) -> None:
-    """Step every game of a batch on one thread (games with ``done`` set start anew from
-    ``next_stacks``/``next_starts`` instead; their action is ignored)."""
-    for i in range(states.shape[0]):
-        _batch_one(
-            i,
-            states,
-            geom,
-            feats,
-            off,
-            actions,
-            next_stacks,
-            next_starts,
-            done,
-            score_rewards,
-            observation,
-            action_mask,
-            current_player,
-            rewards,
-            terminated,
-            final_observation,
-            episode_scores,
-            final_states,
-            scratch,
-        )
+    """Step every game of a batch on one thread: play ``actions[i]`` in game ``i`` and write
+    its results into row ``i`` of the output arrays; a game with ``done[i]`` set starts anew
+    from ``next_stacks[i]``/``next_starts[i]`` instead (its action is ignored).
+    ``observation`` rows are updated in place from their nonzero entries in ``written``."""
+    _batch_range(
+        0,
+        states.shape[0],
+        states,
+        geom,
+        feats,
+        off,
+        actions,
+        next_stacks,
+        next_starts,
+        done,
+        score_rewards,
+        observation,
+        written,
+        action_mask,
+        current_player,
+        rewards,
+        terminated,
+        final_observation,
+        episode_scores,
+        final_states,
+    )
 
 
 @njit(cache=True, parallel=True)
 def batch_step_parallel(
+    chunks: int,
     states: np.ndarray,
     geom: np.ndarray,
     feats: np.ndarray,
@@ -1024,6 +1144,7 @@ def batch_step_parallel(
     done: np.ndarray,
     score_rewards: bool,
     observation: np.ndarray,
+    written: np.ndarray,
     action_mask: np.ndarray,
     current_player: np.ndarray,
     rewards: np.ndarray,
@@ -1031,12 +1152,14 @@ def batch_step_parallel(
     final_observation: np.ndarray,
     episode_scores: np.ndarray,
     final_states: np.ndarray,
-    scratch: np.ndarray,
 ) -> None:
-    """:func:`batch_step` with the games spread over numba's threads."""
-    for i in prange(states.shape[0]):
-        _batch_one(
-            i,
+    """:func:`batch_step` with the games split into ``chunks`` runs spread over numba's
+    threads (``prange``)."""
+    total = states.shape[0]
+    for c in prange(chunks):
+        _batch_range(
+            c * total // chunks,
+            (c + 1) * total // chunks,
             states,
             geom,
             feats,
@@ -1047,6 +1170,7 @@ def batch_step_parallel(
             done,
             score_rewards,
             observation,
+            written,
             action_mask,
             current_player,
             rewards,
@@ -1054,5 +1178,4 @@ def batch_step_parallel(
             final_observation,
             episode_scores,
             final_states,
-            scratch,
         )

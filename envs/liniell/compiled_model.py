@@ -74,6 +74,8 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         )
         self._tiles = np.array(self.tile_set.stack(), dtype=np.int64)
         self._points = np.zeros(core.MAX_PLAYERS, dtype=np.int64)
+        self._idx = np.empty(core.MAX_ENTRIES, dtype=np.int64)
+        self._val = np.empty(core.MAX_ENTRIES, dtype=np.float32)
 
     # ----------------------------------------------------------- the rules
     def deal(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -125,7 +127,9 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
     ) -> np.ndarray:
         if out is None:
             out = np.empty(self.layout.size, dtype=np.float32)
-        core.observe(state.data, self.geom, self.feats, self.offsets, int(player), out)
+        core.observe(
+            state.data, self.geom, self.feats, self.offsets, int(player), out, self._idx, self._val
+        )
         return out
 
     def action_layout(self) -> ObservationLayout:

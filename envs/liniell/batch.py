@@ -113,9 +113,8 @@ class LiniellBatch:
         self._next_starts = np.zeros(n_envs, dtype=np.int64)
         self._done = np.zeros(n_envs, dtype=np.int8)
         self._actions = np.zeros(n_envs, dtype=np.int64)
-        # each observation row's nonzero entries (count last): the next step rewrites only
-        # those and the new ones, not the whole row
-        self._written = np.zeros((n_envs, core.MAX_ENTRIES + 1), dtype=np.int16)
+        # what each observation row shows: the next step updates the row from it
+        self._written = np.zeros((n_envs, core.WRITTEN_SIZE), dtype=np.int16)
         self._started = False
 
     def _deal(self, slots: np.ndarray) -> None:

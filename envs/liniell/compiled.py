@@ -163,20 +163,15 @@ OBS_FIELDS = (
 ) = range(len(OBS_FIELDS))
 PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
 TILE_FEATURES = 1 + len(PAIRS) + 8
-MAX_ENTRIES = (
-    NUM_TILES * TILE_FEATURES  # tiles
-    + 1  # last laid
+W_TILES, W_LAST, W_COUNT, W_ENTRIES = 0, 1, 2, 3
+"""``written`` (see :func:`observe_update`): tiles shown, last laid cell shown, the number
+of player-plane entries written, then those entries."""
+WRITTEN_SIZE = (
+    W_ENTRIES
     + 2 * MAX_PLAYERS * 4  # pawns: the ports of each pawn's piece
-    + 2 * NUM_TILES * 4 * MAX_PLAYERS  # routes; lines: each port once per pawn on its line
+    + NUM_TILES * 4 * MAX_PLAYERS  # lines: each port once per pawn on its line
     + 2  # own pawns
-    + TILE_FEATURES  # drawn
-    + 2 * NUM_TILES  # drawn kind and stack counts: at most one kind per tile
-    + 1
-    + 4 * MAX_PLAYERS  # supply, scores, blue, seated
-    + 1  # to act
-    + 1  # phase
 )
-"""A bound on an observation's nonzero entries (the ``idx``/``val`` scratch size)."""
 
 
 # ------------------------------------------------------------------- geometry
@@ -851,132 +846,130 @@ def legal_mask(s: np.ndarray, geom: np.ndarray, mask: np.ndarray) -> None:
 
 # ------------------------------------------------------------- observation
 @njit(cache=True)
-def observe_entries(
+def observe_update(
     s: np.ndarray,
     geom: np.ndarray,
     feats: np.ndarray,
     off: np.ndarray,
     player: int,
-    idx: np.ndarray,
-    val: np.ndarray,
-) -> int:
-    """``player``'s observation (the documented layout, field starts in ``off`` in
-    :data:`OBS_FIELDS` order) as its nonzero entries: indices into ``idx``, values into
-    ``val`` (each index once, at most :data:`MAX_ENTRIES`); return their number."""
+    out: np.ndarray,
+    written: np.ndarray,
+    fresh: bool,
+) -> None:
+    """Make ``out`` ``player``'s observation (the documented layout, field starts in ``off``
+    in :data:`OBS_FIELDS` order), touching as little of it as possible.
+
+    ``out`` holds this game's previous observation as this function wrote it, and
+    ``written`` (:data:`WRITTEN_SIZE` entries) what it wrote: the tiles already shown, the
+    ``last_laid`` cell shown and the nonzero entries of the player-relative planes. Only the
+    new tiles, the routes after a lay, those planes' old and new entries and the short tail
+    of numbers (``drawn`` to ``phase``) are written. ``fresh`` starts from a zeroed ``out``
+    (a new game, or a buffer this function did not write)."""
+    if fresh:
+        out[:] = 0
+        written[W_TILES] = 0
+        written[W_LAST] = -1
+        written[W_COUNT] = 0
     n = s[NUM_PLAYERS]
     phase = s[PHASE]
-    occupied_roots(s)
-    k = 0
-    for i in range(s[NUM_LAID]):
-        cell = s[LAID + i]
-        kind = s[KIND + cell]
-        rot = s[ROT + cell]
-        for f in range(TILE_FEATURES):
-            if feats[kind, rot, f] != 0:
-                idx[k] = off[F_TILES] + f * NUM_CELLS + cell
-                val[k] = feats[kind, rot, f]
-                k += 1
-        for g in range(geom[kind, rot, G_NG]):
-            root = find(s, cell * 4 + g)
-            points = s[ROUTE_POINTS + root]
-            for j in range(geom[kind, rot, G_NP + g]):
-                port = geom[kind, rot, G_GP + 4 * g + j]
-                if points != 0:
-                    idx[k] = off[F_ROUTES] + port * NUM_CELLS + cell
-                    val[k] = points
-                    k += 1
-                # a joined line holds several pawns until the compulsory move
-                for slot in range(2 * n):
-                    if s[OCC_ROOT + slot] == root:
-                        q = ((slot >> 1) - player) % n
-                        idx[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
-                        val[k] = 1
-                        k += 1
-    if OCCUPY <= phase <= MOVE:
-        idx[k] = off[F_LAST] + s[LAST]
-        val[k] = 1
-        k += 1
+    laid = s[NUM_LAID]
+    # observer-independent planes: a lay adds a tile and changes the routes through it
+    if laid > written[W_TILES]:
+        for i in range(written[W_TILES], laid):
+            cell = s[LAID + i]
+            kind = s[KIND + cell]
+            rot = s[ROT + cell]
+            for f in range(TILE_FEATURES):
+                if feats[kind, rot, f] != 0:
+                    out[off[F_TILES] + f * NUM_CELLS + cell] = feats[kind, rot, f]
+        for i in range(laid):
+            cell = s[LAID + i]
+            kind = s[KIND + cell]
+            rot = s[ROT + cell]
+            for g in range(geom[kind, rot, G_NG]):
+                points = s[ROUTE_POINTS + find(s, cell * 4 + g)]
+                for j in range(geom[kind, rot, G_NP + g]):
+                    port = geom[kind, rot, G_GP + 4 * g + j]
+                    out[off[F_ROUTES] + port * NUM_CELLS + cell] = points
+        written[W_TILES] = laid
+    shown = s[LAST] if OCCUPY <= phase <= MOVE else -1
+    if shown != written[W_LAST]:
+        if written[W_LAST] >= 0:
+            out[off[F_LAST] + written[W_LAST]] = 0
+        if shown >= 0:
+            out[off[F_LAST] + shown] = 1
+        written[W_LAST] = shown
+    # player-relative planes: clear what was written, write the entries now
+    for k in range(written[W_COUNT]):
+        out[written[W_ENTRIES + k]] = 0
+    k = W_ENTRIES
+    pawns = 0
     for p in range(n):
         q = (p - player) % n
-        supply = 0
         for slot in range(2):
             piece = s[PAWNS + 2 * p + slot]
             if piece < 0:
-                supply += 1
                 continue
+            pawns += 1
             cell = piece >> 2
             g = piece & 3
             kind = s[KIND + cell]
             rot = s[ROT + cell]
             for j in range(geom[kind, rot, G_NP + g]):
                 port = geom[kind, rot, G_GP + 4 * g + j]
-                idx[k] = off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell
-                val[k] = 1
+                written[k] = off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell
                 k += 1
-        points = player_points(s, p)
-        blue = player_blue(s, p)
-        if supply:
-            idx[k] = off[F_SUPPLY] + q
-            val[k] = supply
-            k += 1
-        if points:
-            idx[k] = off[F_SCORES] + q
-            val[k] = points
-            k += 1
-        if blue:
-            idx[k] = off[F_BLUE] + q
-            val[k] = blue
-            k += 1
-        idx[k] = off[F_SEATED] + q
-        val[k] = 1
-        k += 1
+    if pawns:
+        occupied_roots(s)
+        for i in range(laid):
+            cell = s[LAID + i]
+            kind = s[KIND + cell]
+            rot = s[ROT + cell]
+            for g in range(geom[kind, rot, G_NG]):
+                root = find(s, cell * 4 + g)
+                # a joined line holds several pawns until the compulsory move
+                for slot in range(2 * n):
+                    if s[OCC_ROOT + slot] != root:
+                        continue
+                    q = ((slot >> 1) - player) % n
+                    for j in range(geom[kind, rot, G_NP + g]):
+                        port = geom[kind, rot, G_GP + 4 * g + j]
+                        written[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
+                        k += 1
     first, second, placed = placed_slots(s, geom, player)
     if placed >= 1:
-        idx[k] = off[F_OWN] + (s[PAWNS + 2 * player + first] >> 2)
-        val[k] = 1
+        written[k] = off[F_OWN] + (s[PAWNS + 2 * player + first] >> 2)
         k += 1
     if placed == 2:
-        idx[k] = off[F_OWN] + NUM_CELLS + (s[PAWNS + 2 * player + second] >> 2)
-        val[k] = 1
+        written[k] = off[F_OWN] + NUM_CELLS + (s[PAWNS + 2 * player + second] >> 2)
         k += 1
+    for e in range(W_ENTRIES, k):
+        out[written[e]] = 1
+    written[W_COUNT] = k - W_ENTRIES
+    # the tail of small fields, rewritten whole
+    out[off[F_DRAWN] :] = 0
     drawn = s[DRAWN]
     if phase == LAY and drawn >= 0:
         for f in range(TILE_FEATURES):
-            if feats[drawn, 0, f] != 0:
-                idx[k] = off[F_DRAWN] + f
-                val[k] = feats[drawn, 0, f]
-                k += 1
-        idx[k] = off[F_KIND] + drawn
-        val[k] = 1
-        k += 1
+            out[off[F_DRAWN] + f] = feats[drawn, 0, f]
+        out[off[F_KIND] + drawn] = 1
     size = s[STACK_SIZE]
     for i in range(size):
-        kind = s[STACK + i]
-        first_seen = True
-        for j in range(i):
-            if s[STACK + j] == kind:
-                first_seen = False
-                break
-        if first_seen:
-            count = 0
-            for j in range(i, size):
-                if s[STACK + j] == kind:
-                    count += 1
-            idx[k] = off[F_STACK] + kind
-            val[k] = count
-            k += 1
-    if size:
-        idx[k] = off[F_STACK_SIZE]
-        val[k] = size
-        k += 1
-    idx[k] = off[F_TO_ACT] + (s[CURRENT] - player) % n
-    val[k] = 1
-    k += 1
+        out[off[F_STACK] + s[STACK + i]] += 1
+    out[off[F_STACK_SIZE]] = size
+    for p in range(n):
+        q = (p - player) % n
+        supply = 0
+        for slot in range(2):
+            if s[PAWNS + 2 * p + slot] < 0:
+                supply += 1
+        out[off[F_SUPPLY] + q] = supply
+        out[off[F_SCORES] + q] = player_points(s, p)
+        out[off[F_BLUE] + q] = player_blue(s, p)
+        out[off[F_SEATED] + q] = 1
+    out[off[F_TO_ACT] + (s[CURRENT] - player) % n] = 1
     if phase < OVER:
-        idx[k] = off[F_PHASE] + phase
-        val[k] = 1
-        k += 1
-    return k
+        out[off[F_PHASE] + phase] = 1
 
 
 @njit(cache=True)
@@ -987,39 +980,11 @@ def observe(
     off: np.ndarray,
     player: int,
     out: np.ndarray,
-    idx: np.ndarray,
-    val: np.ndarray,
-) -> None:
-    """Write ``player``'s whole observation into the ``float32`` vector ``out`` (``idx``
-    and ``val``: scratch of :data:`MAX_ENTRIES` entries)."""
-    out[:] = 0
-    for k in range(observe_entries(s, geom, feats, off, player, idx, val)):
-        out[idx[k]] = val[k]
-
-
-@njit(cache=True)
-def observe_update(
-    s: np.ndarray,
-    geom: np.ndarray,
-    feats: np.ndarray,
-    off: np.ndarray,
-    player: int,
-    out: np.ndarray,
     written: np.ndarray,
-    idx: np.ndarray,
-    val: np.ndarray,
 ) -> None:
-    """Turn ``out``, an observation written by this function before (its nonzero indices
-    in ``written``, their number last), into ``player``'s observation now, touching only
-    the entries that were or become nonzero (far fewer than the whole vector)."""
-    last = written.shape[0] - 1
-    for k in range(written[last]):
-        out[written[k]] = 0
-    count = observe_entries(s, geom, feats, off, player, idx, val)
-    for k in range(count):
-        out[idx[k]] = val[k]
-        written[k] = idx[k]
-    written[last] = count
+    """Write ``player``'s whole observation into the ``float32`` vector ``out``
+    (``written``: scratch of :data:`WRITTEN_SIZE` entries)."""
+    observe_update(s, geom, feats, off, player, out, written, True)
 
 
 # ----------------------------------------------------------------- batches
@@ -1048,14 +1013,13 @@ def _batch_range(
 ) -> None:
     """Step games ``lo`` to ``hi - 1`` of a batch (see :func:`batch_step`)."""
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    idx = np.empty(MAX_ENTRIES, dtype=np.int64)
-    val = np.empty(MAX_ENTRIES, dtype=np.float32)
     for i in range(lo, hi):
         s = states[i]
         n = s[NUM_PLAYERS]
         rewards[i, :] = 0
         over = False
-        if done[i]:
+        fresh = done[i] != 0
+        if fresh:
             init_state(s, next_stacks[i], next_starts[i], n, geom)
             done[i] = 0
         else:
@@ -1066,7 +1030,7 @@ def _batch_range(
         terminated[i] = over
         player = s[CURRENT]
         current_player[i] = player
-        observe_update(s, geom, feats, off, player, observation[i], written[i], idx, val)
+        observe_update(s, geom, feats, off, player, observation[i], written[i], fresh)
         if over:
             done[i] = 1
             action_mask[i, :] = 1

@@ -69,13 +69,17 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         self.tile_set = self.reference.tile_set
         self.layout = self.reference.layout
         self.geom, self.feats = core.geometry(self.tile_set)
+        if tuple(f.name for f in self.layout) != core.OBS_FIELDS:
+            raise ValueError(
+                "the compiled observation writer expects the fields "
+                f"{core.OBS_FIELDS} in this order, got {tuple(f.name for f in self.layout)}"
+            )
         self.offsets = np.array(
             [self.layout.slice(name).start for name in core.OBS_FIELDS], dtype=np.int64
         )
         self._tiles = np.array(self.tile_set.stack(), dtype=np.int64)
         self._points = np.zeros(core.MAX_PLAYERS, dtype=np.int64)
-        self._idx = np.empty(core.MAX_ENTRIES, dtype=np.int64)
-        self._val = np.empty(core.MAX_ENTRIES, dtype=np.float32)
+        self._written = np.empty(core.WRITTEN_SIZE, dtype=np.int16)
 
     # ----------------------------------------------------------- the rules
     def deal(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -128,7 +132,7 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         if out is None:
             out = np.empty(self.layout.size, dtype=np.float32)
         core.observe(
-            state.data, self.geom, self.feats, self.offsets, int(player), out, self._idx, self._val
+            state.data, self.geom, self.feats, self.offsets, int(player), out, self._written
         )
         return out
 

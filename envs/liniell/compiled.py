@@ -571,31 +571,45 @@ def compute_lay_mask(s: np.ndarray, geom: np.ndarray) -> int:
     if ban:
         occupied_roots(s)
     count = 0
-    for cell in range(NUM_CELLS):
-        if s[KIND + cell] >= 0:
-            continue
-        row = cell // WINDOW
-        col = cell % WINDOW
-        if row < rlo or row > rhi or col < clo or col > chi:
-            continue
-        if _neighbour_roots(s, geom, cell) == 0:
-            continue
-        clash = False
-        if ban:
-            seen = 0
-            for p in range(4):
-                r = s[NROOT + p]
-                if r < 0 or not _first_root(s, p):
-                    continue
-                owner = owner_of(s, r)
-                if owner >= 0:
-                    if seen & (1 << owner):
-                        clash = True
-                    seen |= 1 << owner
-        for rot in range(4):
-            if not clash or joins(s, geom, cell, kind, rot) >= 0:
-                s[LAY_MASK + 4 * cell + rot] = 1
-                count += 1
+    for row in range(max(rlo, 0), min(rhi, WINDOW - 1) + 1):
+        for col in range(max(clo, 0), min(chi, WINDOW - 1) + 1):
+            cell = row * WINDOW + col
+            if s[KIND + cell] < 0 and _touches(s, cell):
+                count += _lay_cell(s, geom, cell, kind, ban)
+    return count
+
+
+@njit(cache=True)
+def _touches(s: np.ndarray, cell: int) -> bool:
+    """Whether the empty ``cell`` shares a side with a laid tile."""
+    for p in range(4):
+        other = NB[cell, p]
+        if other >= 0 and s[KIND + other] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _lay_cell(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, ban: bool) -> int:
+    """Mark the legal rotations of ``kind`` on the candidate ``cell`` in ``LAY_MASK``."""
+    count = 0
+    clash = False
+    if ban:
+        _neighbour_roots(s, geom, cell)
+        seen = 0
+        for p in range(4):
+            r = s[NROOT + p]
+            if r < 0 or not _first_root(s, p):
+                continue
+            owner = owner_of(s, r)
+            if owner >= 0:
+                if seen & (1 << owner):
+                    clash = True
+                seen |= 1 << owner
+    for rot in range(4):
+        if not clash or joins(s, geom, cell, kind, rot) >= 0:
+            s[LAY_MASK + 4 * cell + rot] = 1
+            count += 1
     return count
 
 

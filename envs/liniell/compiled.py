@@ -63,9 +63,15 @@ G_SIZE = 29
 KIND = 0
 """49 entries: kind on each window cell, -1 when empty."""
 ROT = KIND + NUM_CELLS
-PARENT = ROT + NUM_CELLS
-"""196 entries: union-find parent of each laid piece (``4 * cell + group``)."""
-OPEN = PARENT + NUM_PIECES
+ROOT = ROT + NUM_CELLS
+"""196 entries: the root piece of each laid piece's line (pieces: ``4 * cell + group``).
+Lines are kept as quick-find sets: every piece knows its root, each line's pieces form a
+ring through ``NEXT``, and a join relabels the smaller line."""
+NEXT = ROOT + NUM_PIECES
+"""196 entries: the next piece of the same line (a ring)."""
+SIZE = NEXT + NUM_PIECES
+"""196 entries: the number of pieces of the line (valid at roots)."""
+OPEN = SIZE + NUM_PIECES
 """196 entries: ports of each piece that face no tile (the reference's ``open_ports``)."""
 ROUTE_POINTS = OPEN + NUM_PIECES
 """196 entries: route points of the line whose root is this piece (valid at roots)."""
@@ -215,14 +221,29 @@ def geometry(tile_set: TileSet) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------- lines
 @njit(cache=True)
 def find(s: np.ndarray, piece: int) -> int:
-    """The root piece of ``piece``'s line (path halving, as the reference)."""
+    """The root piece of ``piece``'s line."""
+    return s[ROOT + piece]
+
+
+@njit(cache=True)
+def _join(s: np.ndarray, a: int, b: int) -> None:
+    """Join the lines of pieces ``a`` and ``b``: the smaller one takes the larger's root."""
+    ra = s[ROOT + a]
+    rb = s[ROOT + b]
+    if ra == rb:
+        return
+    if s[SIZE + ra] < s[SIZE + rb]:
+        ra, rb = rb, ra
+    piece = rb
     while True:
-        parent = s[PARENT + piece]
-        if parent == piece:
-            return piece
-        grand = s[PARENT + parent]
-        s[PARENT + piece] = grand
-        piece = grand
+        s[ROOT + piece] = ra
+        piece = s[NEXT + piece]
+        if piece == rb:
+            break
+    after = s[NEXT + ra]
+    s[NEXT + ra] = s[NEXT + rb]
+    s[NEXT + rb] = after
+    s[SIZE + ra] += s[SIZE + rb]
 
 
 @njit(cache=True)
@@ -365,13 +386,13 @@ def score_line(s: np.ndarray, geom: np.ndarray, root: int) -> None:
     """Store the route points and blue route ends of line ``root`` at its root (rules
     reference "Scoring", as ``scoring.score_line``)."""
     n = 0
-    for i in range(s[NUM_LAID]):
-        cell = s[LAID + i]
-        for g in range(geom[s[KIND + cell], s[ROT + cell], G_NG]):
-            piece = cell * 4 + g
-            if find(s, piece) == root:
-                s[MEMBERS + n] = piece
-                n += 1
+    piece = root
+    while True:
+        s[MEMBERS + n] = piece
+        n += 1
+        piece = s[NEXT + piece]
+        if piece == root:
+            break
     if n == 1:
         piece = s[MEMBERS]
         code = piece_code(s, geom, piece)
@@ -670,8 +691,6 @@ def init_state(
     for c in range(NUM_CELLS):
         s[KIND + c] = -1
         s[ROT + c] = -1
-    for piece in range(NUM_PIECES):
-        s[PARENT + piece] = piece
     for j in range(2 * MAX_PLAYERS):
         s[PAWNS + j] = -1
     for i in range(NUM_TILES):
@@ -704,7 +723,9 @@ def _put(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, rot: int) -> Non
     s[ROT + cell] = rot
     for g in range(geom[kind, rot, G_NG]):
         piece = cell * 4 + g
-        s[PARENT + piece] = piece
+        s[ROOT + piece] = piece
+        s[NEXT + piece] = piece
+        s[SIZE + piece] = 1
         s[OPEN + piece] = geom[kind, rot, G_NP + g]
     for p in range(4):
         other = across(s, geom, cell, p)
@@ -713,10 +734,7 @@ def _put(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, rot: int) -> Non
         mine = cell * 4 + geom[kind, rot, G_PG + p]
         s[OPEN + mine] -= 1
         s[OPEN + other] -= 1
-        a = find(s, mine)
-        b = find(s, other)
-        if a != b:
-            s[PARENT + b] = a
+        _join(s, mine, other)
     s[LAID + s[NUM_LAID]] = cell
     s[NUM_LAID] += 1
     row = cell // WINDOW

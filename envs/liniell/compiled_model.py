@@ -173,6 +173,10 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
             self.reference.step(ref, int(action))
         return ref
 
+    def engine_state(self, state: LiniellCompiledState) -> Game:
+        """The reference engine's game of ``state`` (replayed), for its invariant checks."""
+        return self.game_of(state)
+
     def public_view(self, state: LiniellCompiledState, player: int) -> Game:
         """A copy of the game whose stack is sorted (as the reference's public view)."""
         if not 0 <= player < self.num_players:

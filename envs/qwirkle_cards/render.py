@@ -117,6 +117,30 @@ def _draw_card(draw: object, x: int, y: int, kind: int) -> None:
         d.polygon(_symbol_polygon(symbol, cx, cy, r), fill=colour)  # type: ignore[attr-defined]
 
 
+TABLE_SLOTS = 13
+"""Card widths per line of the table picture; short rows share a line (a half-card gap
+between them), so a table of many rows stays wide rather than tall."""
+
+
+def _pack_rows(rows: list[list[int]], slots: int) -> list[list[list[int]]]:
+    """Rows side by side, in order, as many per picture line as fit in ``slots`` card widths.
+
+    >>> _pack_rows([[0, 1, 2], [3, 4, 5, 6, 7, 8], [9, 10, 11], [12, 13, 14]], 13)
+    [[[0, 1, 2], [3, 4, 5, 6, 7, 8], [9, 10, 11]], [[12, 13, 14]]]
+    """
+    lines: list[list[list[int]]] = []
+    used = 0.0
+    for row in rows:
+        need = len(row) + (0.5 if lines and lines[-1] else 0)
+        if lines and used + need <= slots:
+            lines[-1].append(row)
+            used += need
+        else:
+            lines.append([row])
+            used = len(row)
+    return lines
+
+
 def render_rgb(game: QwirkleCardsGame, viewer: int) -> np.ndarray:
     """The position as an RGB picture (H x W x 3, uint8), showing ``viewer``'s hand, with a
     caption: turn, player to act (or the winner) and every player's Qwirkles."""
@@ -126,9 +150,11 @@ def render_rgb(game: QwirkleCardsGame, viewer: int) -> np.ndarray:
     rows = arrange_rows(s.table)
     selection = [k for k in range(NUM_KINDS) for _ in range(s.played[k])]
     hand = [k for k in range(NUM_KINDS) for _ in range(game.hand(viewer)[k])]
-    width = max(9, *(len(r) for r in rows), len(selection), 6) * (CARD_W + GAP) + 2 * GAP
+    lines = _pack_rows(rows, TABLE_SLOTS)
+    slots = max(9, TABLE_SLOTS if len(lines) > 1 else 0, *(len(r) for r in rows), len(selection))
+    width = slots * (CARD_W + GAP) + 2 * GAP
     label = LINE_PX
-    height = (max(len(rows), 1) + 2) * (CARD_H + GAP) + 3 * label + 2 * GAP
+    height = (max(len(lines), 1) + 2) * (CARD_H + GAP) + 3 * label + 2 * GAP
     image = Image.new("RGB", (width, height), (30, 100, 60))
     draw = ImageDraw.Draw(image)
     y = GAP
@@ -139,9 +165,13 @@ def render_rgb(game: QwirkleCardsGame, viewer: int) -> np.ndarray:
         y += label
 
     heading(f"table ({sum(s.table)} cards, {len(rows)} rows; pile {len(s.pile)})")
-    for row in rows:
-        for i, k in enumerate(row):
-            _draw_card(draw, GAP + i * (CARD_W + GAP), y, k)
+    for line in lines:
+        x = GAP
+        for row in line:
+            for k in row:
+                _draw_card(draw, x, y, k)
+                x += CARD_W + GAP
+            x += CARD_W // 2  # a gap between rows
         y += CARD_H + GAP
     if not rows:
         y += CARD_H + GAP

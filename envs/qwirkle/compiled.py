@@ -21,7 +21,6 @@ view, hidden-information resampling): those convert the compiled state to a refe
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
@@ -52,12 +51,13 @@ class CompiledQwirkleState:
     """
 
     __slots__ = (
+        "_rng",
+        "_rng_state",
         "board_cache",
         "fit",
         "grid",
         "log",
         "meta",
-        "rng",
         "start_numbers",
         "tiles_at_start",
     )
@@ -67,7 +67,7 @@ class CompiledQwirkleState:
         grid: np.ndarray,
         fit: np.ndarray,
         meta: np.ndarray,
-        rng: np.random.Generator,
+        rng: np.random.Generator | dict[str, Any],
         log: list[tuple[TurnKind, int, Any, int]],
         start_numbers: list[int],
         tiles_at_start: int,
@@ -78,8 +78,12 @@ class CompiledQwirkleState:
         """``(W, W)`` int64: per open window cell, the kinds that may be laid there alone."""
         self.meta = meta
         """int64: hands, bag, scores, turn in progress, window origin ... (named offsets)."""
-        self.rng = rng
-        """The game's generator (exchanges return tiles to random places in the bag)."""
+        self._rng: np.random.Generator | None = None
+        self._rng_state: dict[str, Any] | None = None
+        if isinstance(rng, np.random.Generator):
+            self._rng = rng
+        else:
+            self._rng_state = rng  # a copy's generator, made when first needed
         self.log = log
         """One entry per turn, as the reference engine's ``GameState.log``."""
         self.start_numbers = start_numbers
@@ -105,11 +109,26 @@ class CompiledQwirkleState:
             grid,
             self.fit.copy(),
             meta.copy(),
-            copy.deepcopy(self.rng),
+            self._rng_state if self._rng is None else self._rng.bit_generator.state,
             list(self.log),
             self.start_numbers,
             self.tiles_at_start,
         )
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The game's generator (exchanges return tiles to random places in the bag).
+
+        A copy holds the generator's state and makes its own generator from it only when it
+        first draws (most copies made for search never exchange)."""
+        if self._rng is None:
+            state = self._rng_state
+            assert state is not None
+            bit_generator = getattr(np.random, state["bit_generator"])(0)
+            bit_generator.state = state
+            self._rng = np.random.Generator(bit_generator)
+            self._rng_state = None
+        return self._rng
 
     # --------------------------------------------------- the reference view
     def reference(self) -> QwirkleState:

@@ -32,7 +32,8 @@ Conventions (the batched API's contract):
   few microseconds, once per game); the steps run compiled.
 - The arrays are the batch's own buffers, rewritten by every step: read or copy them, never
   write into them (an observation row is updated in place from its previous contents).
-- ``threads`` > 1 spreads the games over that many of numba's threads (``prange``).
+- ``threads`` > 1 splits the games into that many blocks, stepped at once by a thread pool
+  (the compiled step releases the GIL).
 
 >>> batch = LiniellBatch(num_envs=4, num_players=3, seed=0)
 >>> batch.reset()
@@ -45,10 +46,11 @@ True
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 
 from ..core.model import Outcome
@@ -58,6 +60,7 @@ from .compiled_model import LiniellCompiledModel, LiniellCompiledState
 from .tileset import NUM_TILES, TileSet
 
 REWARDS = ("win", "score")
+MAX_THREADS = 64
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -80,11 +83,8 @@ class LiniellBatch:
     ) -> None:
         n_envs = _positive_int("num_envs", num_envs)
         self.threads = _positive_int("threads", threads)
-        if self.threads > numba.config.NUMBA_NUM_THREADS:
-            raise ConfigError(
-                f"threads={threads} is more than numba's {numba.config.NUMBA_NUM_THREADS} "
-                f"threads on this machine; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}"
-            )
+        if self.threads > MAX_THREADS:
+            raise ConfigError(f"threads={threads} is not allowed; allowed: 1 to {MAX_THREADS}")
         if reward not in REWARDS:
             raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
@@ -116,6 +116,9 @@ class LiniellBatch:
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, core.WRITTEN_SIZE), dtype=np.int16)
         self._started = False
+        bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
+        self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
+        self._pool = ThreadPoolExecutor(self.threads) if len(self._blocks) > 1 else None
 
     def _deal(self, slots: np.ndarray) -> None:
         """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
@@ -124,16 +127,18 @@ class LiniellBatch:
             self.episodes[i] += 1
 
     def _run(self) -> None:
-        arrays = (
-            self.states,
+        shared = (
             self.model.geom,
             self.model.feats,
             self.model.offsets,
+            self.reward == "score",
+        )
+        rows = (
+            self.states,
             self._actions,
             self._next_stacks,
             self._next_starts,
             self._done,
-            self.reward == "score",
             self.observation,
             self._written,
             self.action_mask,
@@ -144,11 +149,16 @@ class LiniellBatch:
             self.episode_scores,
             self.final_states,
         )
-        if self.threads > 1:
-            numba.set_num_threads(self.threads)
-            core.batch_step_parallel(self.threads, *arrays)
+        if self._pool is None:
+            core.batch_step(*shared, *rows)
         else:
-            core.batch_step(*arrays)
+            # the compiled step releases the GIL: each thread steps its own block of games
+            futures = [
+                self._pool.submit(core.batch_step, *shared, *(a[lo:hi] for a in rows))
+                for lo, hi in self._blocks
+            ]
+            for future in futures:
+                future.result()
         ended = np.flatnonzero(self.terminated)
         if ended.size:
             self._deal(ended)
@@ -201,4 +211,4 @@ class LiniellBatch:
         return LiniellCompiledState(self.states[i].copy())
 
 
-__all__ = ["REWARDS", "LiniellBatch"]
+__all__ = ["MAX_THREADS", "REWARDS", "LiniellBatch"]

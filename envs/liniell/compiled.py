@@ -23,7 +23,7 @@ so kernels split over several files could run stale code after an edit.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .grid import CENTRE_CELL, NEIGHBOUR, NUM_CELLS, WINDOW
 from .tiles import PORT_DELTA
@@ -1020,19 +1020,17 @@ def observe(
 
 
 # ----------------------------------------------------------------- batches
-@njit(cache=True)
-def _batch_range(
-    lo: int,
-    hi: int,
-    states: np.ndarray,
+@njit(cache=True, nogil=True)
+def batch_step(
     geom: np.ndarray,
     feats: np.ndarray,
     off: np.ndarray,
+    score_rewards: bool,
+    states: np.ndarray,
     actions: np.ndarray,
     next_stacks: np.ndarray,
     next_starts: np.ndarray,
     done: np.ndarray,
-    score_rewards: bool,
     observation: np.ndarray,
     written: np.ndarray,
     action_mask: np.ndarray,
@@ -1043,9 +1041,13 @@ def _batch_range(
     episode_scores: np.ndarray,
     final_states: np.ndarray,
 ) -> None:
-    """Step games ``lo`` to ``hi - 1`` of a batch (see :func:`batch_step`)."""
+    """Step every game of a batch (row ``i`` of each array after ``score_rewards`` is game
+    ``i``): play ``actions[i]`` and write the game's results into its rows; a game with
+    ``done[i]`` set starts anew from ``next_stacks[i]``/``next_starts[i]`` instead (its
+    action is ignored). Observation rows are updated in place (:func:`observe_update`).
+    Runs without the GIL, so threads can step separate blocks of rows at once."""
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    for i in range(lo, hi):
+    for i in range(states.shape[0]):
         s = states[i]
         n = s[NUM_PLAYERS]
         rewards[i, :] = 0
@@ -1076,102 +1078,3 @@ def _batch_range(
                     rewards[i, p] = 1 if won & (1 << p) else -1
         else:
             legal_mask(s, geom, action_mask[i])
-
-
-@njit(cache=True)
-def batch_step(
-    states: np.ndarray,
-    geom: np.ndarray,
-    feats: np.ndarray,
-    off: np.ndarray,
-    actions: np.ndarray,
-    next_stacks: np.ndarray,
-    next_starts: np.ndarray,
-    done: np.ndarray,
-    score_rewards: bool,
-    observation: np.ndarray,
-    written: np.ndarray,
-    action_mask: np.ndarray,
-    current_player: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    final_observation: np.ndarray,
-    episode_scores: np.ndarray,
-    final_states: np.ndarray,
-) -> None:
-    """Step every game of a batch on one thread: play ``actions[i]`` in game ``i`` and write
-    its results into row ``i`` of the output arrays; a game with ``done[i]`` set starts anew
-    from ``next_stacks[i]``/``next_starts[i]`` instead (its action is ignored).
-    ``observation`` rows are updated in place from their nonzero entries in ``written``."""
-    _batch_range(
-        0,
-        states.shape[0],
-        states,
-        geom,
-        feats,
-        off,
-        actions,
-        next_stacks,
-        next_starts,
-        done,
-        score_rewards,
-        observation,
-        written,
-        action_mask,
-        current_player,
-        rewards,
-        terminated,
-        final_observation,
-        episode_scores,
-        final_states,
-    )
-
-
-@njit(cache=True, parallel=True)
-def batch_step_parallel(
-    chunks: int,
-    states: np.ndarray,
-    geom: np.ndarray,
-    feats: np.ndarray,
-    off: np.ndarray,
-    actions: np.ndarray,
-    next_stacks: np.ndarray,
-    next_starts: np.ndarray,
-    done: np.ndarray,
-    score_rewards: bool,
-    observation: np.ndarray,
-    written: np.ndarray,
-    action_mask: np.ndarray,
-    current_player: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    final_observation: np.ndarray,
-    episode_scores: np.ndarray,
-    final_states: np.ndarray,
-) -> None:
-    """:func:`batch_step` with the games split into ``chunks`` runs spread over numba's
-    threads (``prange``)."""
-    total = states.shape[0]
-    for c in prange(chunks):
-        _batch_range(
-            c * total // chunks,
-            (c + 1) * total // chunks,
-            states,
-            geom,
-            feats,
-            off,
-            actions,
-            next_stacks,
-            next_starts,
-            done,
-            score_rewards,
-            observation,
-            written,
-            action_mask,
-            current_player,
-            rewards,
-            terminated,
-            final_observation,
-            episode_scores,
-            final_states,
-        )

@@ -116,6 +116,7 @@ class LiniellBatch:
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, core.WRITTEN_SIZE), dtype=np.int16)
         self._started = False
+        self._rows = np.arange(n_envs)
         bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
         self._pool = ThreadPoolExecutor(self.threads) if len(self._blocks) > 1 else None
@@ -188,7 +189,7 @@ class LiniellBatch:
                 f"game {i}: action {int(actions[i])} is out of range; allowed: 0 to "
                 f"{num_actions - 1}"
             )
-        legal = self.action_mask[np.arange(self.num_envs), actions]
+        legal = self.action_mask[self._rows, actions]
         if not legal.all():
             i = int(np.flatnonzero(legal == 0)[0])
             raise IllegalActionError(

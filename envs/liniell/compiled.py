@@ -86,8 +86,9 @@ PENDING = STACK + NUM_TILES
 LAID = PENDING + 4
 """16 entries: laid cells in the order they were laid."""
 LAY_MASK = LAID + NUM_TILES
-"""196 entries: the legal lays of the drawn tile (computed once per turn)."""
-HIST = LAY_MASK + NUM_LAY
+"""49 entries: the legal rotations of the drawn tile on each cell, as bits (computed once
+per turn)."""
+HIST = LAY_MASK + NUM_CELLS
 """64 entries: the actions played."""
 NUM_PLAYERS = HIST + HISTORY
 STACK_SIZE = NUM_PLAYERS + 1
@@ -574,11 +575,10 @@ def _neighbour_roots(s: np.ndarray, geom: np.ndarray, cell: int) -> int:
 def compute_lay_mask(s: np.ndarray, geom: np.ndarray) -> int:
     """Fill ``LAY_MASK`` with the legal lays of the drawn tile (contact, 4 x 4 square,
     same-colour merge ban); return their number."""
-    for a in range(NUM_LAY):
-        s[LAY_MASK + a] = 0
+    for cell in range(NUM_CELLS):
+        s[LAY_MASK + cell] = 0
     if s[NUM_LAID] == 0:
-        for r in range(4):
-            s[LAY_MASK + 4 * CENTRE_CELL + r] = 1
+        s[LAY_MASK + CENTRE_CELL] = 15
         return 4
     kind = s[DRAWN]
     rlo = s[RMAX] - SQUARE + 1
@@ -629,7 +629,7 @@ def _lay_cell(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, ban: bool) 
                 seen |= 1 << owner
     for rot in range(4):
         if not clash or joins(s, geom, cell, kind, rot) >= 0:
-            s[LAY_MASK + 4 * cell + rot] = 1
+            s[LAY_MASK + cell] |= 1 << rot
             count += 1
     return count
 
@@ -870,8 +870,11 @@ def legal_mask(s: np.ndarray, geom: np.ndarray, mask: np.ndarray) -> None:
     mask[:] = 0
     phase = s[PHASE]
     if phase == LAY:
-        for a in range(NUM_LAY):
-            mask[a] = s[LAY_MASK + a]
+        for cell in range(NUM_CELLS):
+            bits = s[LAY_MASK + cell]
+            if bits:
+                for rot in range(4):
+                    mask[4 * cell + rot] = (bits >> rot) & 1
     elif phase != OVER:
         _occupy_mask(s, geom, mask)
 

@@ -316,6 +316,8 @@ def test_batch_rejects_bad_actions_and_options_clearly() -> None:
     from tabletop_rl.envs.errors import ConfigError, IllegalActionError
 
     batch = QwirkleBatch(2, 2, seed=0)
+    with pytest.raises(RuntimeError, match="call reset"):
+        batch.step(np.zeros(2, dtype=np.int64))
     batch.reset()
     actions = batch.sample_actions(np.random.default_rng(0))
     actions[1] = int(np.flatnonzero(batch.action_mask[1] == 0)[0])

@@ -235,7 +235,8 @@ class QwirkleBatch:
     A finished game starts its next game on the following :meth:`step` (its action is ignored
     then); that step's ``observation`` is the new game's first position, with zero rewards.
     ``threads > 1`` steps that many blocks of games at once, in threads (the compiled step
-    releases the GIL).
+    releases the GIL). The batch does not count the legal moves a board window hides (the
+    environments' ``lost_moves`` info, 0 in practice with the default 39-cell window).
     """
 
     def __init__(
@@ -327,6 +328,8 @@ class QwirkleBatch:
         """Apply one action per game (the action of a game that ended last step is ignored:
         that game starts its next game instead). Raises :class:`IllegalActionError` naming
         the first game whose action its mask does not allow."""
+        if not self._rngs:
+            raise RuntimeError("call reset() before step(): no games are dealt yet")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise IllegalActionError(

@@ -30,12 +30,14 @@ from collections.abc import Mapping
 import numpy as np
 
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.liniell.actions import SKIP, Lay, LiniellCodec, Occupy
 from tabletop_rl.envs.liniell.board import Board
 from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
 from tabletop_rl.envs.liniell.tiles import Port
-from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
 
 from .base import SeededAgent
+
+CODEC = LiniellCodec()
 
 
 def margin(points: list[int], player: int) -> int:
@@ -103,7 +105,7 @@ class LiniellGreedyAgent(SeededAgent):
             seen.add(key)
             g = game.copy()
             g.lay(cell, rotation)
-            out.append((self._finish(g, player), cell * 4 + rotation))
+            out.append((self._finish(g, player), CODEC.encode(Lay.at_cell(cell, rotation))))
         return out
 
     def _occupy_choices(self, game: Game, player: int) -> list[tuple[int, int]]:
@@ -118,7 +120,10 @@ class LiniellGreedyAgent(SeededAgent):
                 g.occupy(Occupation(Port(port), PawnSource(source)), check=False)
                 values.append(self._finish(g, player))
             out = []
-        out += [(v, OCCUPY + p * NUM_SOURCES + s) for v, (p, s) in zip(values, pairs, strict=True)]
+        out += [
+            (v, CODEC.encode(Occupy(Port(p), PawnSource(s))))
+            for v, (p, s) in zip(values, pairs, strict=True)
+        ]
         return out
 
     def _pick(self, choices: list[tuple[int, int]]) -> int:

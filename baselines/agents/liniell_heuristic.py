@@ -49,13 +49,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_rl.envs.liniell.actions import SKIP, Lay, LiniellCodec, Occupy
 from tabletop_rl.envs.liniell.board import NEIGHBOUR, WINDOW, Board
-from tabletop_rl.envs.liniell.game import Game, Occupation, Phase
+from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
+from tabletop_rl.envs.liniell.tiles import Port
 from tabletop_rl.envs.liniell.tileset import NUM_TILES, SQUARE
-from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
 
 from .base import SeededAgent
 from .heuristic_weights import with_overrides
+
+CODEC = LiniellCodec()
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ class LiniellHeuristicAgent(SeededAgent):
                 action = SKIP
             else:
                 g.occupy(option)
-                action = OCCUPY + option.port * NUM_SOURCES + option.source
+                action = CODEC.encode(Occupy(Port(option.port), PawnSource(option.source)))
             if g.phase is Phase.MOVE:
                 value = max(v for v, _ in self._finish_turn(g, player, tiles_left))
             else:
@@ -218,7 +221,7 @@ class LiniellHeuristicAgent(SeededAgent):
                     value = max(v for v, _ in self._finish_turn(g, player, tiles_left))
                 else:
                     value = self.evaluate(g.board, player, tiles_left)
-                scored.append((value, cell * 4 + rotation))
+                scored.append((value, CODEC.encode(Lay.at_cell(cell, rotation))))
             return self._choose(scored)
         return self._choose(self._finish_turn(game, player, tiles_left))
 

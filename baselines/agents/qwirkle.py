@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.qwirkle import CENTRE, HAND_SIZE, first_turn_moves, legal_moves
+from tabletop_rl.envs.qwirkle import CENTRE, first_turn_moves, legal_moves
+from tabletop_rl.envs.qwirkle.actions import Exchange, Pass, Place
 from tabletop_rl.envs.qwirkle.tiles import COLOUR_MASKS, SHAPE_MASKS, Tile
 from tabletop_rl.envs.qwirkle_v0 import QwirkleView
 
@@ -65,11 +66,10 @@ class QwirkleGreedyAgent(SeededAgent):
             self._plan = self._plan_turn(view, end)
             self._laid = []
         action = self._plan[len(laid)]
-        if action < end:
-            cells = view.window * view.window
-            slot, cell = divmod(action, cells)
-            r, c = divmod(cell, view.window)
-            self._laid.append((r + view.window_origin[0], c + view.window_origin[1], slot))
+        move = view.codec.decode(action)
+        if isinstance(move, Place):
+            r0, c0 = view.window_origin
+            self._laid.append((move.row + r0, move.col + c0, move.slot))
         if not mask[action]:
             raise RuntimeError(f"QwirkleGreedyAgent planned masked action {action}")
         return action
@@ -103,8 +103,8 @@ class QwirkleGreedyAgent(SeededAgent):
             return [*self.placements(view, move), end]
         if view.max_exchange:
             slots = self.exchange_slots(view.hand, view.max_exchange)
-            return [end + sum(1 << s for s in slots)]
-        return [end + (1 << HAND_SIZE)]
+            return [view.codec.encode(Exchange(tuple(slots)))]
+        return [view.codec.encode(Pass())]
 
     @staticmethod
     def placements(view: QwirkleView, move: Sequence[tuple[int, int, Tile]]) -> list[int]:
@@ -112,12 +112,11 @@ class QwirkleGreedyAgent(SeededAgent):
         holding its kind."""
         free = list(range(len(view.hand)))
         actions = []
-        w = view.window
         for r, c, t in move:
             slot = next(s for s in free if view.hand[s] == t)
             free.remove(slot)
             wr, wc = view.window_cell(r, c)  # type: ignore[misc]
-            actions.append(slot * w * w + wr * w + wc)
+            actions.append(view.codec.encode(Place(slot, wr, wc)))
         return actions
 
     @staticmethod

@@ -24,12 +24,21 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.qwirkle_cards.actions import (
+    CANNOT_PLAY,
+    END_TURN,
+    PlayCard,
+    QwirkleCardsCodec,
+    TakeQwirkle,
+)
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.solver import find_split
 from tabletop_rl.envs.qwirkle_cards.turns import Turn, start_turns, sub_multisets
-from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE, QwirkleCardsView
+from tabletop_rl.envs.qwirkle_cards_v0 import QwirkleCardsView
 
 from .base import SeededAgent
+
+CODEC = QwirkleCardsCodec()
 
 
 def qwirkle_bound(after: tuple[int, ...]) -> int:
@@ -156,8 +165,8 @@ class QwirkleCardsGreedyAgent(SeededAgent):
     def _next_action(plan: Turn, view: QwirkleCardsView) -> int:
         for line in range(NUM_LINES):
             if view.taken[line] < plan.taken[line]:
-                return TAKE + line
+                return CODEC.encode(TakeQwirkle(line))
         for k in range(NUM_KINDS):
             if view.played[k] < plan.played[k]:
-                return k
+                return CODEC.encode(PlayCard(k))
         return END_TURN

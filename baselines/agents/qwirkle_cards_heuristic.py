@@ -55,6 +55,13 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.qwirkle_cards.actions import (
+    CANNOT_PLAY,
+    END_TURN,
+    PlayCard,
+    QwirkleCardsCodec,
+    TakeQwirkle,
+)
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.solver import find_split
 from tabletop_rl.envs.qwirkle_cards.turns import (
@@ -66,12 +73,13 @@ from tabletop_rl.envs.qwirkle_cards.turns import (
     sub_multisets,
     takeable_sets,
 )
-from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE
 
 from .base import SeededAgent
 from .heuristic_weights import with_overrides
 from .qwirkle_cards import most_qwirkles, qwirkle_bound
 from .qwirkle_heuristic import holds_all
+
+CODEC = QwirkleCardsCodec()
 
 
 @dataclass(frozen=True)
@@ -240,11 +248,13 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         turn = plan[1]
         # the planned sub-actions in whichever order the masks allow
         for line in range(NUM_LINES):
-            if turn.taken[line] > view.taken[line] and mask[TAKE + line]:
-                return TAKE + line
+            take = CODEC.encode(TakeQwirkle(line))
+            if turn.taken[line] > view.taken[line] and mask[take]:
+                return take
         for k in range(NUM_KINDS):
-            if turn.played[k] > view.played[k] and mask[k]:
-                return k
+            play = CODEC.encode(PlayCard(k))
+            if turn.played[k] > view.played[k] and mask[play]:
+                return play
         if any(t > v for t, v in zip(turn.taken, view.taken, strict=True)) or any(
             p > v for p, v in zip(turn.played, view.played, strict=True)
         ):

@@ -66,10 +66,11 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.qwirkle.actions import Exchange, Pass, Place
 from tabletop_rl.envs.qwirkle.board import QWIRKLE_BONUS, QWIRKLE_LENGTH, line_fits, run_tiles
 from tabletop_rl.envs.qwirkle.game import CENTRE, END_BONUS
 from tabletop_rl.envs.qwirkle.moves import first_turn_moves, legal_moves
-from tabletop_rl.envs.qwirkle.tiles import HAND_SIZE, Tile
+from tabletop_rl.envs.qwirkle.tiles import Tile
 
 from .base import SeededAgent
 from .heuristic_weights import with_overrides
@@ -292,18 +293,18 @@ class QwirkleHeuristicAgent(SeededAgent):
         if view is None:
             raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
         mask = observation["action_mask"]
-        cells = view.window * view.window
-        end = view.end_turn
+        codec = view.codec
+        end = codec.end
         key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
         laid = view.laid_this_turn
         if not laid:
             options = self.candidates(view)
             if not options:
-                return int(end + (1 << HAND_SIZE))  # pass: nothing else is possible
+                return codec.encode(Pass())  # nothing else is possible
             choice = self._choose(options)
             if isinstance(choice, int):
                 self._plan = None
-                return int(end + choice)
+                return codec.encode(Exchange.from_bits(choice))
             self._plan = (key, choice)
         plan = self._plan
         if plan is None or plan[0] != key:
@@ -317,7 +318,7 @@ class QwirkleHeuristicAgent(SeededAgent):
         used = {slot for _, _, slot in laid}
         slot = next(s for s, h in enumerate(view.hand) if h == t and s not in used)
         wr, wc = view.window_cell(r, c)
-        action = slot * cells + wr * view.window + wc
+        action = codec.encode(Place(slot, wr, wc))
         if not mask[action]:
             raise ValueError(f"QwirkleHeuristicAgent's planned placement {action} is masked")
         return int(action)

@@ -39,10 +39,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from tabletop_rl.envs.qwirkle.tiles import HAND_SIZE
+from tabletop_rl.envs.qwirkle.actions import Exchange, Pass
+from tabletop_rl.envs.qwirkle_cards.actions import (
+    CANNOT_PLAY,
+    EndTurn,
+    PlayCard,
+    QwirkleCardsCodec,
+    TakeQwirkle,
+)
 from tabletop_rl.envs.qwirkle_cards.cards import NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.turns import Turn
-from tabletop_rl.envs.qwirkle_cards_v0 import CANNOT_PLAY, END_TURN, TAKE, QwirkleCardsView
+from tabletop_rl.envs.qwirkle_cards_v0 import QwirkleCardsView
 from tabletop_rl.envs.qwirkle_v0 import QwirkleView
 
 from .qwirkle import QwirkleGreedyAgent
@@ -110,7 +117,7 @@ class QwirkleTurnModel:
             if isinstance(choice, int):  # an exchange: the slots' bits
                 tiles = sorted(view.hand[s] for s in range(len(view.hand)) if choice >> s & 1)
                 key: Hashable = ("exchange", tuple(tiles))
-                actions: tuple[int, ...] = (end + choice,)
+                actions: tuple[int, ...] = (view.codec.encode(Exchange.from_bits(choice)),)
             else:
                 key = ("move", frozenset(choice))
                 actions = (*QwirkleGreedyAgent.placements(view, choice), end)
@@ -118,7 +125,7 @@ class QwirkleTurnModel:
                 seen.add(key)
                 out.append(TurnOption(key, actions, float(value)))
         if not out:
-            out.append(TurnOption(("pass",), (end + (1 << HAND_SIZE),), 0.0))
+            out.append(TurnOption(("pass",), (view.codec.encode(Pass()),), 0.0))
         return out
 
     def greedy_turn(self, view: QwirkleView, rng: np.random.Generator) -> tuple[int, ...]:
@@ -131,6 +138,9 @@ class QwirkleTurnModel:
         return view.laid_this_turn
 
 
+CARDS_CODEC = QwirkleCardsCodec()
+
+
 def card_turn_actions(turn: Turn) -> tuple[int, ...]:
     """The sub-actions of a Qwirkle Cards turn in the environment's order: the Qwirkles
     taken, then the cards played, then "end turn".
@@ -139,9 +149,9 @@ def card_turn_actions(turn: Turn) -> tuple[int, ...]:
     >>> card_turn_actions(Turn(parse_cards("Ro Ro Bx")))
     (0, 0, 25, 48)
     """
-    actions = [TAKE + line for line in range(NUM_LINES) for _ in range(turn.taken[line])]
-    actions += [k for k in range(NUM_KINDS) for _ in range(turn.played[k])]
-    return (*actions, END_TURN)
+    take = [TakeQwirkle(line) for line in range(NUM_LINES) for _ in range(turn.taken[line])]
+    play = [PlayCard(k) for k in range(NUM_KINDS) for _ in range(turn.played[k])]
+    return tuple(CARDS_CODEC.encode(a) for a in (*take, *play, EndTurn()))
 
 
 class QwirkleCardsTurnModel:

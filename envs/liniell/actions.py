@@ -44,6 +44,15 @@ class Lay(NamedTuple):
     col: int
     rotation: int
 
+    @classmethod
+    def at_cell(cls, cell: int, rotation: int) -> Lay:
+        """The lay on flat window cell ``cell = 7 * row + col`` (the engine's numbering).
+
+        >>> Lay.at_cell(17, 2)
+        Lay(row=2, col=3, rotation=2)
+        """
+        return cls(*divmod(cell, WINDOW), rotation)
+
 
 class Occupy(NamedTuple):
     """Put a pawn from ``source`` on the laid tile's line through ``port``."""
@@ -72,8 +81,7 @@ class LiniellCodec(ActionCodec[Any, LiniellAction]):
     def decode(self, action: int) -> LiniellAction:
         action = self.check_index(action)
         if action < NUM_LAY:
-            cell, rotation = divmod(action, 4)
-            return Lay(*divmod(cell, WINDOW), rotation)
+            return Lay.at_cell(*divmod(action, 4))
         if action < SKIP:
             port, source = divmod(action - OCCUPY, NUM_SOURCES)
             return Occupy(Port(port), PawnSource(source))

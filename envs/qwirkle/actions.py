@@ -49,6 +49,15 @@ class Exchange(NamedTuple):
 
     slots: tuple[int, ...]
 
+    @classmethod
+    def from_bits(cls, bits: int) -> Exchange:
+        """The exchange of the slots whose bits are set in ``bits``.
+
+        >>> Exchange.from_bits(0b101)
+        Exchange(slots=(0, 2))
+        """
+        return cls(tuple(s for s in range(HAND_SIZE) if bits >> s & 1))
+
 
 class Pass(NamedTuple):
     """Pass (only when no tile can be laid and none exchanged)."""
@@ -78,8 +87,7 @@ class QwirkleCodec(ActionCodec["QwirkleState", QwirkleAction]):
         if action == self.end:
             return EndTurn()
         if action <= self.end + NUM_EXCHANGES:
-            mask = action - self.end
-            return Exchange(tuple(s for s in range(HAND_SIZE) if mask >> s & 1))
+            return Exchange.from_bits(action - self.end)
         return Pass()
 
     def encode(self, action: QwirkleAction) -> int:

@@ -59,6 +59,11 @@ _KINDS = np.arange(NUM_KINDS, dtype=np.int64)
 
 
 @cache
+def _codec(window: int) -> QwirkleCodec:
+    return QwirkleCodec(window)
+
+
+@cache
 def _exchange_mask(most: int, hand_size: int) -> np.ndarray:
     """Legal exchange bitmasks 1..63: at most ``most`` tiles, only filled slots."""
     return ((most >= _POPCOUNT) & (hand_size >= _EXCHANGE_SLOTS)).astype(np.int8)
@@ -107,10 +112,14 @@ class QwirkleView:
     """The window's side in cells."""
 
     @property
+    def codec(self) -> QwirkleCodec:
+        """The action codec of this view's window (typed actions to indices and back)."""
+        return _codec(self.window)
+
+    @property
     def end_turn(self) -> int:
-        """The action that ends the turn (after the placements); ``end_turn + m`` exchanges
-        the slots of bitmask ``m`` (1 to 63) and ``end_turn + 64`` passes."""
-        return HAND_SIZE * self.window * self.window
+        """The action that ends the turn (after the placements)."""
+        return self.codec.end
 
     def window_cell(self, row: int, col: int) -> Cell | None:
         """Window coordinates of board cell ``(row, col)``, or ``None`` if outside."""

@@ -29,12 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.liniell.actions import SKIP, Lay, LiniellCodec, Occupy
 from tabletop_rl.envs.liniell.board import NEIGHBOUR
 from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
 from tabletop_rl.envs.liniell.tiles import Port
 from tabletop_rl.envs.liniell.tileset import NUM_TILES
-from tabletop_rl.envs.liniell_v0 import NUM_SOURCES, OCCUPY, SKIP
 
+CODEC = LiniellCodec()
+"""Translates between action numbers and typed Liniell actions."""
 OPEN_END_BONUS = 0.8
 """Value of one open end of an occupied line (at most MAX_OPEN_ENDS per line count)."""
 MAX_OPEN_ENDS = 3
@@ -44,21 +46,23 @@ RESERVE_BONUS = 2.0
 
 def apply_action(game: Game, action: int) -> None:
     """Play environment action ``action`` on ``game`` (the engine's view of the same move)."""
-    if action < OCCUPY:
-        cell, rotation = divmod(action, 4)
-        game.lay(cell, rotation)
-    elif action == SKIP:
-        game.skip()
+    move = CODEC.decode(action)
+    if isinstance(move, Lay):
+        game.lay(7 * move.row + move.col, move.rotation)
+    elif isinstance(move, Occupy):
+        game.occupy(Occupation(move.port, move.source))
     else:
-        port, source = divmod(action - OCCUPY, NUM_SOURCES)
-        game.occupy(Occupation(Port(port), PawnSource(source)))
+        game.skip()
 
 
 def legal_actions(game: Game) -> list[int]:
     """The environment actions legal in ``game`` (the same set as the action mask)."""
     if game.phase is Phase.LAY:
-        return [4 * cell + rotation for cell, rotation in game.legal_placements()]
-    actions = [OCCUPY + NUM_SOURCES * port + source for port, source in game.occupation_pairs()]
+        return [CODEC.encode(Lay.at_cell(cell, rot)) for cell, rot in game.legal_placements()]
+    actions = [
+        CODEC.encode(Occupy(Port(port), PawnSource(source)))
+        for port, source in game.occupation_pairs()
+    ]
     if game.phase is Phase.OCCUPY:
         actions.append(SKIP)
     return actions

@@ -1,6 +1,6 @@
 """Many games stepped side by side, in subprocess workers or in process.
 
-A :class:`GameSlot` holds one raw environment. Each game it plays is set up by a
+A :class:`GameSlot` plays one game at a time on the game's public model. Each game is set up by a
 :class:`GameSetup` (the environment's seed, the scripted agents' seed, and who controls each
 seat). Seats held by scripted agents are played inside the slot, so the training process
 only sees the decisions that need a network (the learner's or a past snapshot's): after every
@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.model import Ending, GameModel
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import make_env
@@ -96,12 +97,16 @@ Report = Decision | GameOver
 
 
 class GameSlot:
-    """One environment, with the scripted agents of its current game."""
+    """One game, played on the game's public model, with the scripted agents of its seats."""
 
     def __init__(self, env: str, env_kwargs: dict[str, Any]) -> None:
         self.env_name = env
-        self.env = make_env(env, **env_kwargs)
-        self.n = self.env.num_players
+        raw = make_env(env, **env_kwargs)
+        self.model: GameModel = raw.model
+        self.reward_mode: str = raw.reward_mode
+        self.n = self.model.num_players
+        self.state: Any = None
+        self._mask: np.ndarray | None = None
         self.agents: dict[int, Any] = {}
         self.setup: GameSetup | None = None
         self.net_actions: list[int] = []
@@ -119,7 +124,8 @@ class GameSlot:
         self._rewards[:] = 0.0
         self._length = 0
         self._reported = 0
-        self.env.reset(seed=setup.env_seed)
+        # the environment's reset(seed) deals from default_rng(seed): the same game
+        self.state = self.model.new_state(np.random.default_rng(setup.env_seed))
         rng = np.random.default_rng(setup.agent_seed)
         self.agents = {
             seat: make_agent(c, self.env_name, rng)
@@ -141,11 +147,16 @@ class GameSlot:
         return report
 
     def _step(self, action: int) -> None:
-        env = self.env
-        env.step(action)
+        action = self.model.check_legal(self.state, action, self._mask)
+        result = self.model.step(self.state, action)
         self._length += 1
-        for i, agent in enumerate(env.possible_agents):
-            self._rewards[i] += env.rewards[agent]
+        if self.reward_mode == "score":
+            for p, points in result.points.items():
+                self._rewards[p] += points
+        elif result.game_over:
+            outcome = self.model.outcome(self.state)
+            assert outcome is not None
+            self._rewards += outcome.win_rewards()
 
     def _take_rewards(self) -> tuple[np.ndarray, int]:
         out = self._rewards.astype(np.float32)
@@ -155,22 +166,25 @@ class GameSlot:
         return out, steps
 
     def _advance(self) -> Report:
-        env = self.env
+        model, state = self.model, self.state
         while True:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                truncated = bool(env.truncations[agent]) and not env.terminations[agent]
-                winners = [] if truncated else [env.possible_agents.index(a) for a in env.winners()]
+            outcome = model.outcome(state)
+            if outcome is not None:
+                truncated = outcome.ending is Ending.TRUNCATED
                 final = None
                 if truncated:
-                    final = np.stack([env.observe(a)["observation"] for a in env.possible_agents])
+                    final = np.stack([model.observe(state, p) for p in range(self.n)])
+                winners = list(outcome.winners)
                 return GameOver(*self._take_rewards(), winners, truncated, self._length, final)
-            seat = env.possible_agents.index(agent)
+            seat = model.current_player(state)
+            obs = {
+                "observation": model.observe(state, seat),
+                "action_mask": model.legal_mask(state),
+            }
             scripted = self.agents.get(seat)
             if scripted is None:
-                obs = env.observe(agent)
                 return Decision(seat, obs["observation"], obs["action_mask"], *self._take_rewards())
-            self._step(int(scripted.act(env.observe(agent), env.public_view(agent))))
+            self._step(int(scripted.act(obs, model.public_view(state, seat))))
 
 
 # --------------------------------------------------------------------------- workers

@@ -49,7 +49,10 @@ from .registry import make
 ENGINES = ("compiled", "reference")
 REWARDS = ("win", "score")
 
-_COMPILED_BATCHES: dict[str, str] = {"liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch"}
+_COMPILED_BATCHES: dict[str, str] = {
+    "liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch",
+    "qwirkle_v0": "tabletop_rl.envs.qwirkle.compiled_batch:QwirkleBatch",
+}
 """Games with a compiled batched backend: environment name -> ``module:class``."""
 
 

@@ -6,10 +6,11 @@ arrays that every step updates in place: a laid tile changes four board-plane en
 the ``(N, obs)`` observation is rewritten only where the game changed (the whole board planes
 only when a game's window moves or a game starts).
 
-Game ``i`` of a batch seeded ``seed`` is the game that :class:`~.compiled.QwirkleCompiledModel`
-and :class:`~.model.QwirkleModel` deal from ``np.random.default_rng(seed + i)``; when it ends,
-its next game is dealt from the same generator, continued (as ``env.reset()`` without a seed
-continues), so a batch replays exactly the games of ``num_envs`` single environments.
+The batch follows the conventions of :mod:`tabletop_rl.envs.vector` (its compiled backend for
+``qwirkle_v0``): slot ``i`` of a batch seeded ``seed`` deals its games from
+``np.random.default_rng([seed, i])``, one ``new_state`` of :class:`~.model.QwirkleModel` (or
+:class:`~.compiled.QwirkleCompiledModel`) per game in order, so a batch replays exactly the
+games of ``num_envs`` single games dealt from those generators and given the same actions.
 
 >>> batch = QwirkleBatch(num_envs=4, num_players=2, seed=0)
 >>> batch.reset()
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
 from .compiled import QwirkleCompiledModel, load_game
@@ -123,7 +125,6 @@ def _step_one(
             meta[K.REPAINT] = 0
     cur = meta[K.CUR]
     K.write_tail(meta, cur, obs, K.NUM_PLANES * cells)
-    mask[:] = 0
     over = meta[K.OVER] == 1
     truncated = meta[K.TRUNC] == 1
     if over and win_rewards:
@@ -138,7 +139,10 @@ def _step_one(
         if winners < n:
             for p in range(n):
                 rewards[p] = 1.0 if meta[K.SCORES + p] == best else -1.0
-    if not (over or truncated):
+    if over or truncated:
+        mask[:] = 1  # a sampler never meets an empty row; the next action is ignored
+    else:
+        mask[:] = 0
         K.fill_mask(grid, fit, meta, mask)
     return over, truncated
 
@@ -221,7 +225,8 @@ class QwirkleBatch:
 
     - ``observation`` ``(N, obs)`` float32: the player to act's observation (the layout of
       :class:`~.model.QwirkleModel`); after a game's last step, its final position.
-    - ``action_mask`` ``(N, A)`` int8: that player's legal actions (all 0 after the last step).
+    - ``action_mask`` ``(N, A)`` int8: that player's legal actions (all 1 after a game's last
+      step: the action given for that slot next is ignored).
     - ``current_player`` ``(N,)`` int64: the seat to act.
     - ``rewards`` ``(N, players)`` float32: this step's rewards per seat (``reward="score"``:
       the points scored, end bonus included; ``"win"``: +1 / -1 when a game ends with a
@@ -246,13 +251,15 @@ class QwirkleBatch:
         seed: int = 0,
         threads: int = 1,
         *,
-        reward: str = "score",
+        reward: str = "win",
         max_turns: int = DEFAULT_MAX_TURNS,
         window: int = DEFAULT_WINDOW,
     ) -> None:
         for name, value in (("num_envs", num_envs), ("threads", threads), ("seed", seed)):
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ConfigError(f"{name} must be an int, got {type(value).__name__}")
+        if seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
         if num_envs < 1:
             raise ConfigError(f"num_envs={num_envs} is not allowed; allowed: 1 or more")
         if not 1 <= threads <= MAX_THREADS:
@@ -274,8 +281,12 @@ class QwirkleBatch:
         self._meta = np.zeros((n, K.META_SIZE), dtype=np.int64)
         self._uniforms = np.zeros((n, UNIFORMS), dtype=np.float64)
         self._fresh = np.zeros(n, dtype=np.bool_)
-        self._rngs: list[np.random.Generator] = []
-        self._rng_base: list[Any] = []
+        self._rngs = [np.random.default_rng([self.seed, i]) for i in range(n)]
+        self._rng_base: list[Any] = [None] * n
+        """Per slot, its generator's state before the uniforms drawn ahead (None: none)."""
+        self._started = False
+        self._endings = np.zeros(n, dtype=np.int8)
+        """Per slot, how its last finished game ended: 0 none yet, 1 by the rules, 2 cut."""
         self.observation = np.zeros((n, size), dtype=np.float32)
         self.action_mask = np.zeros((n, actions), dtype=np.int8)
         self.current_player = np.zeros(n, dtype=np.int64)
@@ -317,9 +328,8 @@ class QwirkleBatch:
         self._draw_uniforms(i)
 
     def reset(self) -> None:
-        """Deal every game afresh: game ``i`` from ``np.random.default_rng(seed + i)``."""
-        self._rngs = [np.random.default_rng(self.seed + i) for i in range(self.num_envs)]
-        self._rng_base = [None] * self.num_envs
+        """Start the next game in every slot (each slot's generator continues)."""
+        self._started = True
         for i in range(self.num_envs):
             self._deal(i)
         self._run(self._no_actions)
@@ -328,8 +338,8 @@ class QwirkleBatch:
         """Apply one action per game (the action of a game that ended last step is ignored:
         that game starts its next game instead). Raises :class:`IllegalActionError` naming
         the first game whose action its mask does not allow."""
-        if not self._rngs:
-            raise RuntimeError("call reset() before step(): no games are dealt yet")
+        if not self._started:
+            raise ConfigError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise IllegalActionError(
@@ -349,6 +359,19 @@ class QwirkleBatch:
         for i in np.flatnonzero(self._meta[:, K.UPOS] > UNIFORMS - K.HAND):
             self._refill_uniforms(int(i))
         self._run(actions)
+        self._endings[self.terminated] = 1
+        self._endings[self.truncated] = 2
+
+    def outcome(self, i: int) -> Outcome | None:
+        """How the last finished game of slot ``i`` ended (None before any ended)."""
+        ending = int(self._endings[i])
+        if not ending:
+            return None
+        scores = tuple(float(s) for s in self.episode_scores[i])
+        if ending == 2:
+            return Outcome(Ending.TRUNCATED, (), scores)
+        best = max(scores)
+        return Outcome(Ending.FINISHED, tuple(p for p, s in enumerate(scores) if s == best), scores)
 
     def _run(self, actions: np.ndarray) -> None:
         arrays = (

@@ -353,3 +353,24 @@ def test_incremental_window_planes_match_a_rebuild() -> None:
         else:
             env.step(int(rng.choice(np.flatnonzero(mask))))
     assert checked > 20 and len(origins) > 1, "the window should have been recentred"
+
+
+def test_determinised_start_row_keeps_the_announced_largest_set() -> None:
+    """A redeal for a player who is not to act keeps the start row playable: the mover's new
+    hand holds a largest set of the announced size (and the tiles it has laid)."""
+    from tabletop_rl.envs.qwirkle.moves import largest_sets
+
+    for seed in range(12):
+        env = qwirkle_v0.raw_env(num_players=3)
+        env.reset(seed=seed)
+        if seed % 2:  # one tile of the start row already down
+            env.step(int(np.flatnonzero(env.action_mask())[0]))
+        announced = len(env.game_state.start_sets[0])
+        mover = env.agent_selection
+        for agent in env.possible_agents:
+            if agent == mover:
+                continue
+            copy_ = env.determinize(agent, np.random.default_rng(seed))
+            assert copy_.action_mask().any()
+            hand = copy_.game_state.game.hand
+            assert len(largest_sets(hand)[0]) == announced

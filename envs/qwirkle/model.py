@@ -49,6 +49,8 @@ MAX_SCORE = 24 * NUM_TILES + 6
 """No score exceeds this: a placed tile adds at most 24 points (it can complete two Qwirkle
 lines, 12 each), 108 tiles can be placed, and the end bonus is 6."""
 NUM_EXCHANGES = (1 << HAND_SIZE) - 1
+MAX_REDEALS = 1000
+"""Redeals tried for a start row consistent with the announced largest set."""
 BOARD_PLANES = NUM_COLOURS + NUM_SHAPES + 2
 OCCUPIED_PLANE = NUM_COLOURS + NUM_SHAPES
 LAID_PLANE = OCCUPIED_PLANE + 1
@@ -644,6 +646,14 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
         )
 
     def resample_hidden(self, st: QwirkleState, player: int, rng: np.random.Generator) -> None:
+        """Redeal the other hands and the bag; the game's own generator (future exchanges'
+        shuffles) is replaced by one drawn from ``rng``, so the copy cannot foresee them.
+
+        On the start row the player to act has announced the size of its largest set: a
+        redeal of its hand is drawn again until it holds a largest set of that size that
+        contains the tiles already laid (tried up to ``MAX_REDEALS`` times, then the last
+        redeal's own largest sets are the start row's choices).
+        """
         state = st.game
         actor = state.current
         keep: list[tuple[int, Tile]] = []
@@ -651,9 +661,21 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
             hand = state.hands[actor]
             keep = [(s, hand[s]) for s in range(len(hand)) if st.turn.used >> s & 1]
             state.hands[actor] = [t for s, t in enumerate(hand) if not st.turn.used >> s & 1]
-        state.resample_hidden(player, rng)
+        announced = len(st.start_sets[0]) if st.start_sets else 0
+        laid = frozenset(t for _, t in keep)
+        for _ in range(MAX_REDEALS):
+            state.resample_hidden(player, rng)
+            if not (state.first_turn and actor != player):
+                break
+            full = [*state.hands[actor], *laid]
+            sets = largest_sets(full)
+            if len(sets[0]) == announced and any(laid <= s for s in sets):
+                break
         for slot, tile in keep:
             state.hands[actor].insert(slot, tile)
+        if state.first_turn and actor != player:
+            st.start_sets = largest_sets(state.hands[actor])
+        state.rng = np.random.default_rng(int(rng.integers(2**63)))
 
     def to_text(self, st: QwirkleState) -> str:
         """The whole game state as text, for bug reports (reveals every hand)."""

@@ -63,20 +63,29 @@ G_SIZE = 29
 KIND = 0
 """49 entries: kind on each window cell, -1 when empty."""
 ROT = KIND + NUM_CELLS
-ROOT = ROT + NUM_CELLS
-"""196 entries: the root piece of each laid piece's line (pieces: ``4 * cell + group``).
-Lines are kept as quick-find sets: every piece knows its root, each line's pieces form a
-ring through ``NEXT``, and a join relabels the smaller line."""
-NEXT = ROOT + NUM_PIECES
-"""196 entries: the next piece of the same line (a ring)."""
-SIZE = NEXT + NUM_PIECES
-"""196 entries: the number of pieces of the line (valid at roots)."""
-OPEN = SIZE + NUM_PIECES
-"""196 entries: ports of each piece that face no tile (the reference's ``open_ports``)."""
-ROUTE_POINTS = OPEN + NUM_PIECES
-"""196 entries: route points of the line whose root is this piece (valid at roots)."""
-ROUTE_BLUE = ROUTE_POINTS + NUM_PIECES
-PAWNS = ROUTE_BLUE + NUM_PIECES
+PIECES = ROT + NUM_CELLS
+"""196 records of :data:`PIECE_STRIDE` entries, one per piece (``4 * cell + group``), the
+fields below at ``field + PIECE_STRIDE * piece`` (a tile's pieces share a cache line)."""
+PIECE_STRIDE = 8
+ROOT = PIECES
+"""The root piece of the piece's line. Lines are kept as quick-find sets: every piece knows
+its root, each line's pieces form a ring through ``NEXT``, and a join relabels the smaller
+line."""
+NEXT = PIECES + 1
+"""The next piece of the same line (a ring)."""
+SIZE = PIECES + 2
+"""The number of pieces of the line (valid at roots)."""
+OPEN = PIECES + 3
+"""Ports of the piece that face no tile (the reference's ``open_ports``)."""
+ROUTE_POINTS = PIECES + 4
+"""Route points of the line (valid at roots)."""
+ROUTE_BLUE = PIECES + 5
+"""Blue diamonds at the ends of the line's route (valid at roots)."""
+VISITED = PIECES + 6
+"""Scratch of the route search: the piece is on the current path."""
+RANK = PIECES + 7
+"""Scratch of the route search: the stub's number among the line's stubs."""
+PAWNS = PIECES + PIECE_STRIDE * NUM_PIECES
 """8 entries: ``PAWNS + 2 * player + slot``: the piece under the pawn, -1 in supply."""
 STACK = PAWNS + 2 * MAX_PLAYERS
 """16 entries: the shuffled stack, drawn from the end; entries past ``STACK_SIZE`` are the
@@ -112,10 +121,8 @@ NUM_HIST = NUM_PLAYERS + 15
 NUM_LEGAL_LAYS = NUM_PLAYERS + 16
 # scratch space (contents meaningless between kernel calls)
 SCRATCH = NUM_PLAYERS + 17
-VISITED = SCRATCH
-COUNT = VISITED + NUM_PIECES
-RANK = COUNT + NUM_CELLS
-MEMBERS = RANK + NUM_PIECES
+COUNT = SCRATCH
+MEMBERS = COUNT + NUM_CELLS
 DEPTH_U = MEMBERS + 4 * NUM_TILES
 DEPTH_I = DEPTH_U + 4 * NUM_TILES + 1
 DEPTH_T = DEPTH_I + 4 * NUM_TILES + 1
@@ -223,28 +230,28 @@ def geometry(tile_set: TileSet) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True)
 def find(s: np.ndarray, piece: int) -> int:
     """The root piece of ``piece``'s line."""
-    return s[ROOT + piece]
+    return s[ROOT + PIECE_STRIDE * piece]
 
 
 @njit(cache=True)
 def _join(s: np.ndarray, a: int, b: int) -> None:
     """Join the lines of pieces ``a`` and ``b``: the smaller one takes the larger's root."""
-    ra = s[ROOT + a]
-    rb = s[ROOT + b]
+    ra = s[ROOT + PIECE_STRIDE * a]
+    rb = s[ROOT + PIECE_STRIDE * b]
     if ra == rb:
         return
-    if s[SIZE + ra] < s[SIZE + rb]:
+    if s[SIZE + PIECE_STRIDE * ra] < s[SIZE + PIECE_STRIDE * rb]:
         ra, rb = rb, ra
     piece = rb
     while True:
-        s[ROOT + piece] = ra
-        piece = s[NEXT + piece]
+        s[ROOT + PIECE_STRIDE * piece] = ra
+        piece = s[NEXT + PIECE_STRIDE * piece]
         if piece == rb:
             break
-    after = s[NEXT + ra]
-    s[NEXT + ra] = s[NEXT + rb]
-    s[NEXT + rb] = after
-    s[SIZE + ra] += s[SIZE + rb]
+    after = s[NEXT + PIECE_STRIDE * ra]
+    s[NEXT + PIECE_STRIDE * ra] = s[NEXT + PIECE_STRIDE * rb]
+    s[NEXT + PIECE_STRIDE * rb] = after
+    s[SIZE + PIECE_STRIDE * ra] += s[SIZE + PIECE_STRIDE * rb]
 
 
 @njit(cache=True)
@@ -323,7 +330,7 @@ def _search(
     ``two``, else ``dfs1``), keeping the longest, then the one worth most,
     as (tiles, points) at ``BEST``; True once a route reaches ``ceiling`` (none can be better)."""
     start_code = piece_code(s, geom, start)
-    s[VISITED + start] = 1
+    s[VISITED + PIECE_STRIDE * start] = 1
     s[COUNT + (start >> 2)] = 1
     depth = 0
     s[DEPTH_U] = start
@@ -334,7 +341,7 @@ def _search(
         u = s[DEPTH_U + depth]
         if entered and not two:
             entered = False
-            n_open = s[OPEN + u]
+            n_open = s[OPEN + PIECE_STRIDE * u]
             if n_open > 0 and (start_code > 0 or u > start or (u == start and n_open >= 2)):
                 tiles = s[DEPTH_T + depth]
                 pts = tiles + bonus
@@ -350,13 +357,13 @@ def _search(
         gu = u & 3
         i = s[DEPTH_I + depth]
         if i >= geom[ku, ru, G_NP + gu]:
-            s[VISITED + u] = 0
+            s[VISITED + PIECE_STRIDE * u] = 0
             s[COUNT + cu] -= 1
             depth -= 1
             continue
         s[DEPTH_I + depth] = i + 1
         v = across(s, geom, cu, geom[ku, ru, G_GP + 4 * gu + i])
-        if v < 0 or s[VISITED + v]:
+        if v < 0 or s[VISITED + PIECE_STRIDE * v]:
             continue
         cv = v >> 2
         k = s[COUNT + cv]
@@ -364,7 +371,7 @@ def _search(
         if two:
             code = piece_code(s, geom, v)
             if code > 0:
-                if s[RANK + v] > s[RANK + start]:
+                if s[RANK + PIECE_STRIDE * v] > s[RANK + PIECE_STRIDE * start]:
                     pts = t + 1 + (1 if start_code == 2 else 0) + (1 if code == 2 else 0)
                     if t > s[BEST] or (t == s[BEST] and pts > s[BEST + 1]):
                         s[BEST] = t
@@ -372,7 +379,7 @@ def _search(
                         if t >= max_tiles and pts >= ceiling:
                             return True
                 continue  # a stub is a dead end
-        s[VISITED + v] = 1
+        s[VISITED + PIECE_STRIDE * v] = 1
         s[COUNT + cv] = k + 1
         depth += 1
         s[DEPTH_U + depth] = v
@@ -391,13 +398,13 @@ def score_line(s: np.ndarray, geom: np.ndarray, root: int) -> None:
     while True:
         s[MEMBERS + n] = piece
         n += 1
-        piece = s[NEXT + piece]
+        piece = s[NEXT + PIECE_STRIDE * piece]
         if piece == root:
             break
     if n == 1:
         piece = s[MEMBERS]
         code = piece_code(s, geom, piece)
-        n_open = s[OPEN + piece]
+        n_open = s[OPEN + PIECE_STRIDE * piece]
         points = blue = 0
         if code > 0:
             if n_open > 0:
@@ -405,20 +412,20 @@ def score_line(s: np.ndarray, geom: np.ndarray, root: int) -> None:
                 points = 1 + blue
         elif n_open >= 2:
             points = 1
-        s[ROUTE_POINTS + root] = points
-        s[ROUTE_BLUE + root] = blue
+        s[ROUTE_POINTS + PIECE_STRIDE * root] = points
+        s[ROUTE_BLUE + PIECE_STRIDE * root] = blue
         return
     stubs = blue_stubs = max_tiles = 0
     stub = -1
     for i in range(n):
         piece = s[MEMBERS + i]
-        s[VISITED + piece] = 0
+        s[VISITED + PIECE_STRIDE * piece] = 0
         if s[COUNT + (piece >> 2)] != -1:
             s[COUNT + (piece >> 2)] = -1
             max_tiles += 1
         code = piece_code(s, geom, piece)
         if code > 0:
-            s[RANK + piece] = stubs
+            s[RANK + PIECE_STRIDE * piece] = stubs
             stubs += 1
             stub = piece
             if code == 2:
@@ -442,14 +449,16 @@ def score_line(s: np.ndarray, geom: np.ndarray, root: int) -> None:
     else:
         for i in range(n):
             piece = s[MEMBERS + i]
-            if s[OPEN + piece] > 0 and _search(s, geom, piece, False, 0, max_tiles, max_tiles):
+            if s[OPEN + PIECE_STRIDE * piece] > 0 and _search(
+                s, geom, piece, False, 0, max_tiles, max_tiles
+            ):
                 break
     if s[BEST] < 0:
-        s[ROUTE_POINTS + root] = 0
-        s[ROUTE_BLUE + root] = 0
+        s[ROUTE_POINTS + PIECE_STRIDE * root] = 0
+        s[ROUTE_BLUE + PIECE_STRIDE * root] = 0
     else:
-        s[ROUTE_POINTS + root] = s[BEST + 1]
-        s[ROUTE_BLUE + root] = s[BEST + 1] - s[BEST] - 1 if stubs >= 2 else bonus
+        s[ROUTE_POINTS + PIECE_STRIDE * root] = s[BEST + 1]
+        s[ROUTE_BLUE + PIECE_STRIDE * root] = s[BEST + 1] - s[BEST] - 1 if stubs >= 2 else bonus
 
 
 @njit(cache=True)
@@ -459,7 +468,7 @@ def player_points(s: np.ndarray, player: int) -> int:
     for slot in range(2):
         piece = s[PAWNS + 2 * player + slot]
         if piece >= 0:
-            total += s[ROUTE_POINTS + find(s, piece)]
+            total += s[ROUTE_POINTS + PIECE_STRIDE * (find(s, piece))]
     return total
 
 
@@ -470,7 +479,7 @@ def player_blue(s: np.ndarray, player: int) -> int:
     for slot in range(2):
         piece = s[PAWNS + 2 * player + slot]
         if piece >= 0:
-            total += s[ROUTE_BLUE + find(s, piece)]
+            total += s[ROUTE_BLUE + PIECE_STRIDE * (find(s, piece))]
     return total
 
 
@@ -723,17 +732,17 @@ def _put(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, rot: int) -> Non
     s[ROT + cell] = rot
     for g in range(geom[kind, rot, G_NG]):
         piece = cell * 4 + g
-        s[ROOT + piece] = piece
-        s[NEXT + piece] = piece
-        s[SIZE + piece] = 1
-        s[OPEN + piece] = geom[kind, rot, G_NP + g]
+        s[ROOT + PIECE_STRIDE * piece] = piece
+        s[NEXT + PIECE_STRIDE * piece] = piece
+        s[SIZE + PIECE_STRIDE * piece] = 1
+        s[OPEN + PIECE_STRIDE * piece] = geom[kind, rot, G_NP + g]
     for p in range(4):
         other = across(s, geom, cell, p)
         if other < 0:
             continue
         mine = cell * 4 + geom[kind, rot, G_PG + p]
-        s[OPEN + mine] -= 1
-        s[OPEN + other] -= 1
+        s[OPEN + PIECE_STRIDE * mine] -= 1
+        s[OPEN + PIECE_STRIDE * other] -= 1
         _join(s, mine, other)
     s[LAID + s[NUM_LAID]] = cell
     s[NUM_LAID] += 1
@@ -922,7 +931,7 @@ def observe_update(
             kind = s[KIND + cell]
             rot = s[ROT + cell]
             for g in range(geom[kind, rot, G_NG]):
-                points = s[ROUTE_POINTS + find(s, cell * 4 + g)]
+                points = s[ROUTE_POINTS + PIECE_STRIDE * (find(s, cell * 4 + g))]
                 for j in range(geom[kind, rot, G_NP + g]):
                     port = geom[kind, rot, G_GP + 4 * g + j]
                     out[off[F_ROUTES] + port * NUM_CELLS + cell] = points

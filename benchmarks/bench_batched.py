@@ -11,7 +11,8 @@ ratios do not depend on the machine or its load.
 
 Start-up: the time to import the batch, build it, reset it and make the first step, in a
 fresh Python process, with an empty numba cache (cold: every kernel compiles) and with the
-cache the cold run left behind (warm).
+cache the cold run left behind (warm); wall-clock and CPU seconds (on a busy machine the CPU
+figure is the one to compare).
 
     python benchmarks/bench_batched.py                        # 256 games, 1 and 2 threads
     python benchmarks/bench_batched.py --seconds 5 --threads 1 --check
@@ -53,14 +54,13 @@ BATCHES: dict[str, Callable[[int, int, int, int], Any]] = {"liniell_v0": liniell
 
 STARTUP = """
 import sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 sys.path.insert(0, {here!r})
 from bench_batched import BATCHES
-import numpy as np
 batch = BATCHES[{name!r}](4, 2, 0, 1)
 batch.reset()
 batch.step(batch.action_mask.argmax(axis=1))
-print(time.perf_counter() - t0)
+print(time.perf_counter() - t0, time.process_time() - c0)
 """
 
 
@@ -135,7 +135,9 @@ def startup_seconds(name: str) -> dict[str, float]:
             result = subprocess.run(
                 [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
             )
-            out[f"{label}_start_s"] = float(result.stdout.split()[-1])
+            wall, cpu = result.stdout.split()[-2:]
+            out[f"{label}_start_s"] = float(wall)
+            out[f"{label}_start_cpu_s"] = float(cpu)
     return out
 
 
@@ -187,8 +189,10 @@ def main(argv: list[str] | None = None) -> int:
             times = startup_seconds(name)
             results[f"{name} startup"] = times
             print(
-                f"{name}: import + build + reset + first step: cold {times['cold_start_s']:.2f} s"
-                f" (empty numba cache), warm {times['warm_start_s']:.2f} s"
+                f"{name}: import + build + reset + first step: cold "
+                f"{times['cold_start_s']:.2f} s ({times['cold_start_cpu_s']:.2f} s CPU; empty "
+                f"numba cache), warm {times['warm_start_s']:.2f} s "
+                f"({times['warm_start_cpu_s']:.2f} s CPU)"
             )
     if args.json:
         write_json_atomic(args.json, results)

@@ -947,14 +947,12 @@ def observe_update(
     for k in range(written[W_COUNT]):
         out[written[W_ENTRIES + k]] = 0
     k = W_ENTRIES
-    pawns = 0
     for p in range(n):
         q = (p - player) % n
         for slot in range(2):
             piece = s[PAWNS + 2 * p + slot]
             if piece < 0:
                 continue
-            pawns += 1
             cell = piece >> 2
             g = piece & 3
             kind = s[KIND + cell]
@@ -963,23 +961,27 @@ def observe_update(
                 port = geom[kind, rot, G_GP + 4 * g + j]
                 written[k] = off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell
                 k += 1
-    if pawns:
-        occupied_roots(s)
-        for i in range(laid):
-            cell = s[LAID + i]
+    # every piece of each occupied line, once per pawn on it (a joined line holds several
+    # pawns until the compulsory move)
+    for slot in range(2 * n):
+        pawn = s[PAWNS + slot]
+        if pawn < 0:
+            continue
+        q = ((slot >> 1) - player) % n
+        root = find(s, pawn)
+        piece = root
+        while True:
+            cell = piece >> 2
+            g = piece & 3
             kind = s[KIND + cell]
             rot = s[ROT + cell]
-            for g in range(geom[kind, rot, G_NG]):
-                root = find(s, cell * 4 + g)
-                # a joined line holds several pawns until the compulsory move
-                for slot in range(2 * n):
-                    if s[OCC_ROOT + slot] != root:
-                        continue
-                    q = ((slot >> 1) - player) % n
-                    for j in range(geom[kind, rot, G_NP + g]):
-                        port = geom[kind, rot, G_GP + 4 * g + j]
-                        written[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
-                        k += 1
+            for j in range(geom[kind, rot, G_NP + g]):
+                port = geom[kind, rot, G_GP + 4 * g + j]
+                written[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
+                k += 1
+            piece = s[NEXT + PIECE_STRIDE * piece]
+            if piece == root:
+                break
     first, second, placed = placed_slots(s, geom, player)
     if placed >= 1:
         written[k] = off[F_OWN] + (s[PAWNS + 2 * player + first] >> 2)

@@ -32,3 +32,15 @@ def test_ci_installs_the_readme_extras() -> None:
     install = _block("Install (and run the main job)", "bash").split("&&")[0].strip()
     extras = re.search(r'"\.\[(.*?)\]"', install).group(1)
     assert f'-e ".[{extras}]"' in (ROOT / ".ci" / "run").read_text()
+
+
+def test_game_model_and_batched_examples_run(capsys) -> None:
+    section = README.split("## Game models and batched stepping\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 2
+    for i, block in enumerate(blocks):
+        namespace: dict = {}
+        exec(compile(block, f"README game model example {i}", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "Outcome(ending=<Ending.FINISHED" in out
+    assert namespace["out"].observation.shape == (256, 2707)

@@ -1,4 +1,5 @@
-"""RLlib on a local Ray: the multi-agent env, a short masked PPO self-play run, its checkpoint
+"""RLlib on a local Ray: the multi-agent env, a short masked PPO self-play run (games sampled
+by a Ray env-runner actor, as on a cluster), its checkpoint
 as an arena agent, and the arena's games spread over Ray with the same results and resume.
 
 Needs the ``rllib`` extra, whose Ray pins gymnasium 1.2.2: CI runs this file in a second
@@ -79,7 +80,7 @@ def _comparable(records: list[dict[str, Any]]) -> list[tuple]:
 def test_training_checkpoint_plays_in_the_arena_on_ray(tmp_path: Path) -> None:
     torch.set_num_threads(1)
     ckpt = tmp_path / "rllib_liniell"
-    argv = ["--env", "liniell_v0", "--iterations", "2", "--out", str(ckpt)]
+    argv = ["--env", "liniell_v0", "--iterations", "2", "--out", str(ckpt), "--env-runners", "1"]
     argv += ["--train-batch-size", "200", "--minibatch-size", "64", "--num-epochs", "1"]
     assert rllib.main(argv) == 0
     assert (ckpt / "progress.json").is_file()

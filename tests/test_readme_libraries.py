@@ -1,7 +1,8 @@
 """The README's "Using with other libraries" snippets run as written.
 
-The RLlib snippet needs Ray and runs in ``tests/test_rllib.py``; each other snippet is skipped
-when its library is not installed.
+The RLlib snippet needs Ray and runs in ``tests/test_rllib.py``; the Tianshou one runs in
+``tests/test_tianshou.py`` (Tianshou compiles its numba kernels once per process, so its
+tests share one file); each other snippet is skipped when its library is not installed.
 """
 
 from __future__ import annotations
@@ -65,10 +66,3 @@ def test_sb3_self_play_snippet() -> None:
     pytest.importorskip("sb3_contrib")
     ns = _run("Stable-Baselines3: self-play on every seat")
     assert ns["model"].num_timesteps >= 512 and ns["env"].num_envs == 8
-
-
-def test_tianshou_snippet(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("tianshou")
-    ns = _run("Tianshou")
-    assert ns["result"].env_steps >= 400
-    assert "mean return against random" in capsys.readouterr().out

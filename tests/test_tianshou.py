@@ -5,7 +5,9 @@ Needs the ``tianshou`` extra; without it these tests are skipped.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +20,11 @@ torch = pytest.importorskip("torch")
 from tianshou.data import Batch  # noqa: E402
 
 from tabletop_rl.baselines import tianshou as ts  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+library_block = importlib.import_module("readme_blocks").library_block
 
 
 @pytest.fixture(autouse=True)
@@ -62,3 +69,10 @@ def test_ppo_recipe_trains_saves_and_plays_legally(tmp_path: Path) -> None:
         obs, reward, terminated, truncated, info = env.step(action)
         done, steps = terminated or truncated, steps + 1
     assert steps > 1 and "illegal_action" not in info and reward in (-1.0, 0.0, 1.0)
+
+
+def test_readme_snippet(capsys: pytest.CaptureFixture[str]) -> None:
+    namespace: dict = {}
+    exec(compile(library_block("Tianshou"), "README: Tianshou", "exec"), namespace)
+    assert namespace["result"].env_steps >= 400
+    assert "mean return against random" in capsys.readouterr().out

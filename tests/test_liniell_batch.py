@@ -89,6 +89,6 @@ def test_bad_input_is_refused_with_reasons() -> None:
     with pytest.raises(IllegalActionError, match="2 integers"):
         batch.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(IllegalActionError, match="out of range"):
-        batch.step(np.array([0, 209]))
+        batch.step(np.array([209, 0]))
     with pytest.raises(IllegalActionError, match="game 0: action 0 .* illegal"):
         batch.step(np.zeros(2, dtype=np.int64))

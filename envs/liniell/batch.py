@@ -116,24 +116,10 @@ class LiniellBatch:
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, core.WRITTEN_SIZE), dtype=np.int16)
         self._started = False
-        self._rows = np.arange(n_envs)
         bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
         self._pool = ThreadPoolExecutor(self.threads) if len(self._blocks) > 1 else None
-
-    def _deal(self, slots: np.ndarray) -> None:
-        """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
-        for i in slots:
-            self._next_stacks[i], self._next_starts[i] = self.model.deal(self._rngs[i])
-            self.episodes[i] += 1
-
-    def _run(self) -> None:
-        shared = (
-            self.model.geom,
-            self.model.feats,
-            self.model.offsets,
-            self.reward == "score",
-        )
+        shared = (self.model.geom, self.model.feats, self.model.offsets, reward == "score")
         rows = (
             self.states,
             self._actions,
@@ -150,14 +136,22 @@ class LiniellBatch:
             self.episode_scores,
             self.final_states,
         )
+        self._arrays = (*shared, *rows)
+        self._block_arrays = [(*shared, *(a[lo:hi] for a in rows)) for lo, hi in self._blocks]
+
+    def _deal(self, slots: np.ndarray) -> None:
+        """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
+        deal, rngs = self.model.deal, self._rngs
+        for i in slots:
+            self._next_stacks[i], self._next_starts[i] = deal(rngs[i])
+        self.episodes[slots] += 1
+
+    def _run(self) -> None:
         if self._pool is None:
-            core.batch_step(*shared, *rows)
+            core.batch_step(*self._arrays)
         else:
             # the compiled step releases the GIL: each thread steps its own block of games
-            futures = [
-                self._pool.submit(core.batch_step, *shared, *(a[lo:hi] for a in rows))
-                for lo, hi in self._blocks
-            ]
+            futures = [self._pool.submit(core.batch_step, *block) for block in self._block_arrays]
             for future in futures:
                 future.result()
         ended = np.flatnonzero(self.terminated)
@@ -182,22 +176,18 @@ class LiniellBatch:
                 f"actions must be {self.num_envs} integers (one per game), got "
                 f"shape {actions.shape} of {actions.dtype}"
             )
-        num_actions = self.action_mask.shape[1]
-        if actions.min() < 0 or actions.max() >= num_actions:
-            i = int(np.flatnonzero((actions < 0) | (actions >= num_actions))[0])
-            raise IllegalActionError(
-                f"game {i}: action {int(actions[i])} is out of range; allowed: 0 to "
-                f"{num_actions - 1}"
-            )
-        legal = self.action_mask[self._rows, actions]
-        if not legal.all():
-            i = int(np.flatnonzero(legal == 0)[0])
-            raise IllegalActionError(
-                f"game {i}: action {int(actions[i])} "
-                f"({self.model.describe_action(None, int(actions[i]))}) is illegal: its "
-                "action-mask entry is 0"
-            )
         self._actions[:] = actions
+        i = core.first_illegal(self._actions, self.action_mask)
+        if i >= 0:
+            action, num_actions = int(actions[i]), self.action_mask.shape[1]
+            if not 0 <= action < num_actions:
+                raise IllegalActionError(
+                    f"game {i}: action {action} is out of range; allowed: 0 to {num_actions - 1}"
+                )
+            raise IllegalActionError(
+                f"game {i}: action {action} ({self.model.describe_action(None, action)}) is "
+                "illegal: its action-mask entry is 0"
+            )
         self._run()
 
     def outcome(self, i: int) -> Outcome | None:

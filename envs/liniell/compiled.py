@@ -1034,6 +1034,16 @@ def observe(
 
 
 # ----------------------------------------------------------------- batches
+@njit(cache=True)
+def first_illegal(actions: np.ndarray, mask: np.ndarray) -> int:
+    """The first row whose action is out of range or has mask entry 0, or -1 if none."""
+    for i in range(actions.shape[0]):
+        action = actions[i]
+        if action < 0 or action >= mask.shape[1] or mask[i, action] == 0:
+            return i
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def batch_step(
     geom: np.ndarray,

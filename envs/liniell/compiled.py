@@ -695,8 +695,12 @@ def _next_move(s: np.ndarray, geom: np.ndarray) -> None:
 def init_state(
     s: np.ndarray, stack: np.ndarray, start_player: int, num_players: int, geom: np.ndarray
 ) -> None:
-    """Make ``s`` a new game: ``stack`` (kinds, drawn from the end) and the first player."""
-    s[:] = 0
+    """Make ``s`` a new game: ``stack`` (kinds, drawn from the end) and the first player.
+
+    The piece records are left as they are: a piece's fields are set when its tile is laid,
+    and nothing reads those of a cell without a tile."""
+    s[:PIECES] = 0
+    s[PAWNS:] = 0
     for c in range(NUM_CELLS):
         s[KIND + c] = -1
         s[ROT + c] = -1
@@ -720,7 +724,7 @@ def init_state(
 @njit(cache=True)
 def new_state(stack: np.ndarray, start_player: int, num_players: int, geom: np.ndarray):
     """A new game's state vector (see :func:`init_state`)."""
-    s = np.empty(STATE_SIZE, dtype=np.int16)
+    s = np.zeros(STATE_SIZE, dtype=np.int16)
     init_state(s, stack, start_player, num_players, geom)
     return s
 

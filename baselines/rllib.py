@@ -239,11 +239,12 @@ def train(
 
 
 class RLlibAgent:
-    """An RLlib checkpoint as an arena agent (spec ``rllib:PATH``, options ``policy=ID``).
+    """An RLlib checkpoint as an agent (arena spec ``rllib:PATH``).
 
-    Picks the most probable legal action of the checkpoint's module (``"main"`` by default;
-    ``seat_i`` modules with ``policy=seat_i``); ties go to ``rng``. No Ray cluster is needed,
-    only the ``rllib`` extra.
+    Picks the most probable legal action of the checkpoint's module ``policy`` (``"main"``,
+    the self-play module; ``"seat_i"`` for a run with ``--policy-per-seat``); ties go to
+    ``rng``. No Ray cluster is needed,
+    only the ``rllib`` extra. RLlib checkpoints are pickles: load only checkpoints you trust.
     """
 
     name = "rllib"

@@ -142,7 +142,10 @@ def _step_one(
     if over or truncated:
         mask[:] = 1  # a sampler never meets an empty row; the next action is ignored
     else:
-        mask[:] = 0
+        if fresh:
+            mask[:] = 0  # the row of the game before (all ones) or of no game yet
+        else:
+            K.clear_mask(meta, mask)
         K.fill_mask(grid, fit, meta, mask)
     return over, truncated
 

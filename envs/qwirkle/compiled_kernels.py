@@ -72,7 +72,8 @@ SETS = 182  # 12 masks: the largest sets of the start hand (the start row's choi
 UNSEEN = 194  # 36: per kind, copies not on the board before this turn
 LOST = 230  # 4: per player, legal moves the window could not show
 SCRATCH = 234  # 6 entries of working space (the tiles of an exchange)
-META_SIZE = 240
+MASKED = 240  # 4: window rows and columns (first, last) holding the mask's placements
+META_SIZE = 244
 
 NUM_PLANES = 14
 OCC_PLANE = 12
@@ -259,7 +260,34 @@ def _set_fits(
                 continue
         mask[slot * cells + wr * w + wc] = 1
         any_set = True
+    if any_set:
+        _masked_box(meta, wr, wr, wc, wc)
     return any_set
+
+
+@njit(cache=True)
+def _masked_box(meta: np.ndarray, r0: int, r1: int, c0: int, c1: int) -> None:
+    """Widen the recorded box of window cells where the mask may hold placements."""
+    meta[MASKED] = min(meta[MASKED], r0)
+    meta[MASKED + 1] = max(meta[MASKED + 1], r1)
+    meta[MASKED + 2] = min(meta[MASKED + 2], c0)
+    meta[MASKED + 3] = max(meta[MASKED + 3], c1)
+
+
+@njit(cache=True)
+def clear_mask(meta: np.ndarray, mask: np.ndarray) -> None:
+    """Zero the mask ``fill_mask`` last wrote: its placements lie in the recorded box (a few
+    cells around the laid area), so a step clears that box per hand slot and the other
+    actions, not the whole mask."""
+    w = meta[WIN]
+    cells = w * w
+    c0 = meta[MASKED + 2]
+    c1 = meta[MASKED + 3]
+    for slot in range(HAND):
+        for r in range(meta[MASKED], meta[MASKED + 1] + 1):
+            base = slot * cells + r * w
+            mask[base + c0 : base + c1 + 1] = 0
+    mask[HAND * cells :] = 0
 
 
 @njit(cache=True)
@@ -286,10 +314,15 @@ def _extension_mask(grid: np.ndarray, meta: np.ndarray, mask: np.ndarray) -> Non
 
 @njit(cache=True)
 def fill_mask(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, mask: np.ndarray) -> None:
-    """Write the legal actions of the player to act into the zeroed ``mask``."""
+    """Write the legal actions of the player to act into the zeroed ``mask`` (and record
+    where its placements lie, for :func:`clear_mask`)."""
+    w = meta[WIN]
+    meta[MASKED] = w
+    meta[MASKED + 1] = -1
+    meta[MASKED + 2] = w
+    meta[MASKED + 3] = -1
     if meta[OVER] or meta[TRUNC]:
         return
-    w = meta[WIN]
     cells = w * w
     end = HAND * cells
     cur = meta[CUR]
@@ -319,15 +352,18 @@ def fill_mask(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, mask: np.ndar
     hand_mask = np.int64(0)
     for slot in range(hand_len):
         hand_mask |= _bit(meta[HANDS + 6 * cur + slot])
-    r_lo = max(meta[B0R] - 1, meta[ORR])
-    r_hi = min(meta[B1R] + 1, meta[ORR] + w - 1)
-    c_lo = max(meta[B0C] - 1, meta[ORC])
-    c_hi = min(meta[B1C] + 1, meta[ORC] + w - 1)
-    for r in range(r_lo, r_hi + 1):
-        for c in range(c_lo, c_hi + 1):
-            f = fit[r - meta[ORR], c - meta[ORC]] & hand_mask
+    orr = meta[ORR]
+    orc = meta[ORC]
+    r_lo = max(meta[B0R] - 1, orr) - orr
+    r_hi = min(meta[B1R] + 1, orr + w - 1) - orr
+    c_lo = max(meta[B0C] - 1, orc) - orc
+    c_hi = min(meta[B1C] + 1, orc + w - 1) - orc
+    _masked_box(meta, r_lo, r_hi, c_lo, c_hi)
+    for wr in range(r_lo, r_hi + 1):
+        for wc in range(c_lo, c_hi + 1):
+            f = fit[wr, wc] & hand_mask
             if f:
-                base = (r - meta[ORR]) * w + (c - meta[ORC])
+                base = wr * w + wc
                 for slot in range(hand_len):
                     if f >> meta[HANDS + 6 * cur + slot] & 1:
                         mask[slot * cells + base] = 1

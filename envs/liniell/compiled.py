@@ -119,8 +119,10 @@ EARLY = NUM_PLAYERS + 13
 NUM_PENDING = NUM_PLAYERS + 14
 NUM_HIST = NUM_PLAYERS + 15
 NUM_LEGAL_LAYS = NUM_PLAYERS + 16
+FRONTIER = NUM_PLAYERS + 17
+"""4 entries: the empty cells next to a laid tile, as a 49-bit set in four 16-bit words."""
 # scratch space (contents meaningless between kernel calls)
-SCRATCH = NUM_PLAYERS + 17
+SCRATCH = FRONTIER + 4
 COUNT = SCRATCH
 MEMBERS = COUNT + NUM_CELLS
 DEPTH_U = MEMBERS + 4 * NUM_TILES
@@ -601,27 +603,37 @@ def compute_lay_mask(s: np.ndarray, geom: np.ndarray) -> int:
     if ban:
         occupied_roots(s)
     count = 0
+    frontier = _frontier(s)
     for row in range(max(rlo, 0), min(rhi, WINDOW - 1) + 1):
         for col in range(max(clo, 0), min(chi, WINDOW - 1) + 1):
             cell = row * WINDOW + col
-            if s[KIND + cell] < 0 and _touches(s, cell):
+            if (frontier >> cell) & 1:
                 count += _lay_cell(s, geom, cell, kind, ban)
     return count
 
 
 @njit(cache=True)
-def _touches(s: np.ndarray, cell: int) -> bool:
-    """Whether the empty ``cell`` shares a side with a laid tile."""
-    for p in range(4):
-        other = NB[cell, p]
-        if other >= 0 and s[KIND + other] >= 0:
-            return True
-    return False
+def _frontier(s: np.ndarray) -> int:
+    """The ``FRONTIER`` cells as one int64 bit set."""
+    bits = np.int64(0)
+    for k in range(4):
+        bits |= (np.int64(s[FRONTIER + k]) & 0xFFFF) << (16 * k)
+    return bits
+
+
+@njit(cache=True)
+def _store_frontier(s: np.ndarray, bits: int) -> None:
+    for k in range(4):
+        word = (bits >> (16 * k)) & 0xFFFF
+        s[FRONTIER + k] = word - 65536 if word >= 32768 else word
 
 
 @njit(cache=True)
 def _lay_cell(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, ban: bool) -> int:
     """Mark the legal rotations of ``kind`` on the candidate ``cell`` in ``LAY_MASK``."""
+    if not ban:
+        s[LAY_MASK + cell] = 15
+        return 4
     count = 0
     clash = False
     if ban:
@@ -750,6 +762,12 @@ def _put(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, rot: int) -> Non
         _join(s, mine, other)
     s[LAID + s[NUM_LAID]] = cell
     s[NUM_LAID] += 1
+    frontier = _frontier(s) & ~(np.int64(1) << cell)
+    for p in range(4):
+        other = NB[cell, p]
+        if other >= 0 and s[KIND + other] < 0:
+            frontier |= np.int64(1) << other
+    _store_frontier(s, frontier)
     row = cell // WINDOW
     col = cell % WINDOW
     s[RMIN] = min(s[RMIN], row)

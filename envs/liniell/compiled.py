@@ -228,8 +228,14 @@ def geometry(tile_set: TileSet) -> tuple[np.ndarray, np.ndarray]:
     return geom, feats
 
 
+# Small kernels called from many places carry explicit signatures: numba then compiles each
+# once, instead of once per combination of int16, int64 and literal arguments at its callers.
+STATE = "int16[::1]"
+GEOM = "int16[:, :, ::1]"
+
+
 # ---------------------------------------------------------------- lines
-@njit(cache=True)
+@njit(f"int64({STATE}, int64)", cache=True)
 def find(s: np.ndarray, piece: int) -> int:
     """The root piece of ``piece``'s line."""
     return s[ROOT + PIECE_STRIDE * piece]
@@ -256,13 +262,13 @@ def _join(s: np.ndarray, a: int, b: int) -> None:
     s[SIZE + PIECE_STRIDE * ra] += s[SIZE + PIECE_STRIDE * rb]
 
 
-@njit(cache=True)
+@njit(f"int64({STATE}, {GEOM}, int64, int64)", cache=True)
 def piece_at(s: np.ndarray, geom: np.ndarray, cell: int, port: int) -> int:
     """The piece of the tile on ``cell`` that holds ``port``."""
     return cell * 4 + geom[s[KIND + cell], s[ROT + cell], G_PG + port]
 
 
-@njit(cache=True)
+@njit(f"int64({STATE}, {GEOM}, int64, int64)", cache=True)
 def across(s: np.ndarray, geom: np.ndarray, cell: int, port: int) -> int:
     """The piece of the neighbouring tile touching ``port`` of ``cell``, or -1 if none."""
     other = NB[cell, port]
@@ -271,7 +277,7 @@ def across(s: np.ndarray, geom: np.ndarray, cell: int, port: int) -> int:
     return piece_at(s, geom, other, (port + 2) & 3)
 
 
-@njit(cache=True)
+@njit(f"int64({STATE}, {GEOM}, int64)", cache=True)
 def piece_code(s: np.ndarray, geom: np.ndarray, piece: int) -> int:
     cell = piece >> 2
     return geom[s[KIND + cell], s[ROT + cell], G_CODE + (piece & 3)]
@@ -318,7 +324,7 @@ def owner_of(s: np.ndarray, root: int) -> int:
 
 
 # -------------------------------------------------------------- route scoring
-@njit(cache=True)
+@njit(f"boolean({STATE}, {GEOM}, int64, boolean, int64, int64, int64)", cache=True)
 def _search(
     s: np.ndarray,
     geom: np.ndarray,
@@ -518,7 +524,7 @@ def _first_root(s: np.ndarray, p: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(f"int64({STATE}, {GEOM}, int64, int64, int64)", cache=True)
 def joins(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, rot: int) -> int:
     """The joins of occupied lines that laying ``kind`` turned ``rot`` on ``cell`` makes
     (their pieces into ``JOIN``, in port order), or -1 when the merge ban forbids it.
@@ -628,7 +634,7 @@ def _store_frontier(s: np.ndarray, bits: int) -> None:
         s[FRONTIER + k] = word - 65536 if word >= 32768 else word
 
 
-@njit(cache=True)
+@njit(f"int64({STATE}, {GEOM}, int64, int64, boolean)", cache=True)
 def _lay_cell(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, ban: bool) -> int:
     """Mark the legal rotations of ``kind`` on the candidate ``cell`` in ``LAY_MASK``."""
     if not ban:

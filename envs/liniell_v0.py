@@ -40,7 +40,7 @@ for agent in env.agent_iter():
 
 ## Arguments
 
-`liniell_v0.env(num_players=2, render_mode=None, reward="win", tile_set="default")`
+`liniell_v0.env(num_players=2, render_mode=None, reward="win", tile_set="default", engine="compiled")`
 
 - `num_players`: 2 to 4. Agents are `player_0` ... `player_{n-1}`; the starting player and
   the stack order are drawn from the seed given to `reset`.
@@ -48,6 +48,9 @@ for agent in env.agent_iter():
 - `tile_set`: the name of a shipped tile set (`"default"`, the set of the rules reference)
   or the path of a JSON tile set file of your own (format: `tabletop_rl.envs.liniell.tileset`).
   It must hold 16 tiles; it is validated on load with errors that say what is wrong.
+- `engine`: `"compiled"` (default: the numba core, `tabletop_rl.envs.liniell.compiled`) or
+  `"reference"` (the readable rules engine it is checked against). The same seed gives the
+  same game, observation for observation, in both.
 
 ## Tiles and lines
 
@@ -182,6 +185,7 @@ from typing import Any
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .core.aec import TabletopAECEnv, wrap
+from .core.model import GameModel, check_engine
 from .liniell.actions import NUM_ACTIONS, NUM_LAY, NUM_SOURCES, OCCUPY, SKIP
 from .liniell.model import (
     MAX_PLAYERS,
@@ -209,8 +213,15 @@ class raw_env(TabletopAECEnv):
         render_mode: str | None = None,
         reward: str = "win",
         tile_set: str | Path | TileSet = "default",
+        engine: str = "compiled",
     ) -> None:
-        model = LiniellModel(num_players=num_players, tile_set=tile_set)
+        if check_engine(engine) == "compiled":
+            from .liniell.compiled_model import LiniellCompiledModel
+
+            model: GameModel = LiniellCompiledModel(num_players=num_players, tile_set=tile_set)
+        else:
+            model = LiniellModel(num_players=num_players, tile_set=tile_set)
+        self.engine = engine
         self.tile_set = model.tile_set
         super().__init__(model, render_mode=render_mode, reward=reward)
 

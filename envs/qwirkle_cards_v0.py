@@ -46,7 +46,7 @@ for agent in env.agent_iter():
 
 ## Arguments
 
-`qwirkle_cards_v0.env(num_players=2, render_mode=None, reward="win", end_rule="finish_round", max_turns=500)`
+`qwirkle_cards_v0.env(num_players=2, render_mode=None, reward="win", end_rule="finish_round", max_turns=500, engine="compiled")`
 
 - `num_players`: 2 to 4. Agents are `player_0` ... `player_{n-1}`; the deal, the start tie-break
   and the shuffles of forced redraws are drawn from the seed given to `reset`.
@@ -54,6 +54,9 @@ for agent in env.agent_iter():
 - `end_rule`: `"finish_round"` (German edition, default) or `"final_turn_each"` (English
   edition; see Termination).
 - `max_turns`: turn limit after which the game is truncated (default 500).
+- `engine`: `"compiled"` (default: the turn masks and the table-validity solver run as numba
+  code, `tabletop_rl.envs.qwirkle_cards.compiled_turns`) or `"reference"` (the readable rules
+  engine they are checked against). The same seed gives the same game in both.
 
 ## Turn structure and actions
 
@@ -181,8 +184,9 @@ from typing import Any
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .core.aec import TabletopAECEnv, wrap
+from .core.model import check_engine
 from .qwirkle_cards.actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
-from .qwirkle_cards.game import DEFAULT_MAX_TURNS
+from .qwirkle_cards.game import DEFAULT_MAX_TURNS, QwirkleCardsGame
 from .qwirkle_cards.model import (
     MAX_PILE,
     MAX_PLAYERS,
@@ -207,8 +211,15 @@ class raw_env(TabletopAECEnv):
         reward: str = "win",
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
+        engine: str = "compiled",
     ) -> None:
-        model = QwirkleCardsModel(num_players=num_players, end_rule=end_rule, max_turns=max_turns)
+        game_class: type[QwirkleCardsGame] = QwirkleCardsGame
+        if check_engine(engine) == "compiled":
+            from .qwirkle_cards.compiled_turns import CompiledQwirkleCardsGame
+
+            game_class = CompiledQwirkleCardsGame
+        model = QwirkleCardsModel(num_players, end_rule, max_turns, game_class=game_class)
+        self.engine = engine
         self.end_rule = end_rule
         self.max_turns = max_turns
         super().__init__(model, render_mode=render_mode, reward=reward)

@@ -39,7 +39,10 @@ exactly, every decision included:
   *truncated* after ``max_turns`` turns (default 1000; masked random play needs about 270
   turns on average, so the limit is rarely reached).
 
-Options: ``raw_env(num_players=2, render_mode=None, reward="win", max_turns=1000, window=39)``.
+Options: ``raw_env(num_players=2, render_mode=None, reward="win", max_turns=1000, window=39,
+engine="compiled")``. ``engine="compiled"`` (the default) runs the numba core
+(``tabletop_rl.envs.qwirkle.compiled``); ``engine="reference"`` the readable rules engine it is
+checked against. The same seed gives the same game, observation for observation, in both.
 
 Board window
 ------------
@@ -174,6 +177,7 @@ from typing import Any
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .core.aec import TabletopAECEnv, wrap
+from .core.model import GameModel, check_engine
 from .qwirkle.model import (
     DEFAULT_MAX_TURNS,
     DEFAULT_WINDOW,
@@ -198,8 +202,15 @@ class raw_env(TabletopAECEnv):
         reward: str = "win",
         max_turns: int = DEFAULT_MAX_TURNS,
         window: int = DEFAULT_WINDOW,
+        engine: str = "compiled",
     ) -> None:
-        model = QwirkleModel(num_players=num_players, max_turns=max_turns, window=window)
+        if check_engine(engine) == "compiled":
+            from .qwirkle.compiled import QwirkleCompiledModel
+
+            model: GameModel = QwirkleCompiledModel(num_players, max_turns, window)
+        else:
+            model = QwirkleModel(num_players=num_players, max_turns=max_turns, window=window)
+        self.engine = engine
         self.window = model.window
         self.max_turns = model.max_turns
         super().__init__(model, render_mode=render_mode, reward=reward)

@@ -21,7 +21,7 @@ from tabletop_rl.envs.liniell.game import Phase
 
 
 def _mid_game(name: str, players: int = 2, steps: int = 12, seed: int = 1) -> Any:
-    env = make(name, raw=True, num_players=players)
+    env = make(name, raw=True, engine="reference", num_players=players)
     env.reset(seed=seed)
     random_continuation(env, seed=seed, steps=steps)
     assert env.agents
@@ -31,7 +31,7 @@ def _mid_game(name: str, players: int = 2, steps: int = 12, seed: int = 1) -> An
 @pytest.mark.parametrize("name", available_envs())
 def test_every_game_declares_its_invariants(name: str) -> None:
     """The conformance check finds the hooks (a game without them would go unchecked)."""
-    env = make(name, raw=True)
+    env = make(name, raw=True, engine="reference")
     env.reset(seed=0)
     game = game_of(env)
     assert callable(getattr(game, "check_invariants", None)), type(game)
@@ -41,7 +41,7 @@ def test_every_game_declares_its_invariants(name: str) -> None:
 @pytest.mark.parametrize("name", available_envs())
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_invariants_hold_through_random_games(name: str, players: int) -> None:
-    env = make(name, raw=True, num_players=players)
+    env = make(name, raw=True, engine="reference", num_players=players)
     random_playout(env, np.random.default_rng(players), seed=players)  # checks every step
     assert len(check_invariants(env)) == (0 if name == "liniell_v0" else players)
 
@@ -133,7 +133,7 @@ def test_falling_scores_are_caught() -> None:
 
 
 def test_liniell_two_pawns_on_a_line_are_allowed_during_a_compulsory_move() -> None:
-    env = make("liniell_v0", raw=True)
+    env = make("liniell_v0", raw=True, engine="reference")
     for seed in range(200):  # find a game that reaches a compulsory move
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
@@ -177,4 +177,4 @@ def test_conformance_playout_catches_an_engine_that_breaks_an_invariant(
                 corrupt(game_of(self))
 
     with pytest.raises(InvariantError, match=rf"seed 3, after 5 steps: .*{message}"):
-        random_playout(Leaky(), np.random.default_rng(0), seed=3)
+        random_playout(Leaky(engine="reference"), np.random.default_rng(0), seed=3)

@@ -93,7 +93,7 @@ def _check_invariants(game: Game) -> None:
 
 
 def _play(seed: int, players: int, check_masks: bool) -> tuple[list[int], raw_env]:
-    env = make("liniell_v0", raw=True, num_players=players, reward="score")
+    env = make("liniell_v0", raw=True, engine="reference", num_players=players, reward="score")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     actions = []
@@ -137,7 +137,7 @@ def test_same_seed_same_trajectory(seed: int) -> None:
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.integers(0, 30))
 def test_clone_and_pickle_continue_identically(seed: int, steps: int) -> None:
-    env = make("liniell_v0", raw=True)
+    env = make("liniell_v0", raw=True, engine="reference")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
@@ -165,7 +165,7 @@ def test_many_random_games_keep_the_invariants() -> None:
 
 
 def test_observation_matches_the_state_and_hides_only_the_stack_order() -> None:
-    env = make("liniell_v0", raw=True, num_players=3)
+    env = make("liniell_v0", raw=True, engine="reference", num_players=3)
     env.reset(seed=7)
     rng = np.random.default_rng(7)
     for _ in range(17):
@@ -197,7 +197,7 @@ def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
     observer's pawns on it sum to ``scores``; ``own_pawns`` numbers pawns as ``source`` does."""
     moved_checked = 0
     for seed in range(12):
-        env = make("liniell_v0", raw=True, num_players=2 + seed % 3)
+        env = make("liniell_v0", raw=True, engine="reference", num_players=2 + seed % 3)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         while not env.game_state.game.is_over:
@@ -243,7 +243,7 @@ def test_route_and_own_pawn_planes_follow_the_rules_engine() -> None:
 def test_score_reward_sums_to_the_final_score_and_win_reward_follows_the_tie_break() -> None:
     for seed in range(10):
         _play(seed, 2, check_masks=False)  # asserts the sum
-    env = make("liniell_v0", raw=True)
+    env = make("liniell_v0", raw=True, engine="reference")
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     while not env.game_state.game.is_over:
@@ -263,7 +263,7 @@ def test_game_info_bounds_and_options() -> None:
 
 
 def test_illegal_actions_are_explained() -> None:
-    env = make("liniell_v0", raw=True)
+    env = make("liniell_v0", raw=True, engine="reference")
     env.reset(seed=0)
     with pytest.raises(ValueError, match="first tile goes to the middle"):
         env.step(0)

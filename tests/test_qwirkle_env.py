@@ -60,7 +60,7 @@ def reachable_turns(env: qwirkle_v0.raw_env) -> set[frozenset]:
 
 def test_first_turn_masks_give_exactly_the_start_rows() -> None:
     for seed in range(4):
-        env = qwirkle_v0.raw_env()
+        env = qwirkle_v0.raw_env(engine="reference")
         env.reset(seed=seed)
         state = env.game_state.game
         mask = env.action_mask()
@@ -74,7 +74,7 @@ def test_first_turn_masks_give_exactly_the_start_rows() -> None:
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), steps=st.integers(2, 30))
 def test_masks_reach_exactly_the_legal_moves(seed: int, steps: int) -> None:
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     random_steps(env, rng, steps)
@@ -96,7 +96,7 @@ def test_masks_reach_exactly_the_legal_moves(seed: int, steps: int) -> None:
 
 
 def test_exchange_mask_follows_the_bag() -> None:
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=2)
     env.step(int(np.flatnonzero(env.action_mask())[0]))
     while env.game_state.turn.pending or env.game_state.game.first_turn:
@@ -114,7 +114,7 @@ def test_exchange_mask_follows_the_bag() -> None:
 
 
 def test_no_exchange_after_laying_a_tile() -> None:
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=5)
     random_steps(env, np.random.default_rng(0), 12)
     while not env.game_state.turn.pending:
@@ -141,7 +141,7 @@ def _play(env: qwirkle_v0.raw_env, rng: np.random.Generator, check) -> None:
 @settings(max_examples=3, deadline=None)
 @given(seed=st.integers(0, 10_000), players=st.integers(2, 4))
 def test_tiles_conserved_and_hidden_information_never_shows(seed: int, players: int) -> None:
-    env = qwirkle_v0.raw_env(num_players=players)
+    env = qwirkle_v0.raw_env(num_players=players, engine="reference")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     step = [0]
@@ -169,7 +169,7 @@ def test_tiles_conserved_and_hidden_information_never_shows(seed: int, players: 
 
 
 def test_observation_fields_say_what_the_player_sees() -> None:
-    env = qwirkle_v0.raw_env(num_players=3)
+    env = qwirkle_v0.raw_env(num_players=3, engine="reference")
     env.reset(seed=4)
     random_steps(env, np.random.default_rng(1), 25)
     agent = env.agent_selection
@@ -195,7 +195,7 @@ def test_observation_fields_say_what_the_player_sees() -> None:
 
 
 def test_public_view_holds_no_hidden_information() -> None:
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=8)
     random_steps(env, np.random.default_rng(3), 10)
     other = next(a for a in env.possible_agents if a != env.agent_selection)
@@ -219,11 +219,11 @@ def test_same_seed_same_trajectory_and_clones_continue_alike() -> None:
                 break
         return out
 
-    a, b = qwirkle_v0.raw_env(), qwirkle_v0.raw_env()
+    a, b = qwirkle_v0.raw_env(engine="reference"), qwirkle_v0.raw_env(engine="reference")
     a.reset(seed=11)
     b.reset(seed=11)
     assert trajectory(a) == trajectory(b)
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=12)
     random_steps(env, np.random.default_rng(5), 40)
     if not env.game_state.turn.pending:  # lay a tile so that the copies are made mid-turn
@@ -234,7 +234,7 @@ def test_same_seed_same_trajectory_and_clones_continue_alike() -> None:
 
 
 def test_score_rewards_add_up_to_the_scores() -> None:
-    env = qwirkle_v0.raw_env(reward="score")
+    env = qwirkle_v0.raw_env(reward="score", engine="reference")
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     totals = dict.fromkeys(env.possible_agents, 0.0)
@@ -250,7 +250,7 @@ def test_score_rewards_add_up_to_the_scores() -> None:
 
 
 def test_turn_limit_truncates_with_zero_reward() -> None:
-    env = qwirkle_v0.raw_env(max_turns=4)
+    env = qwirkle_v0.raw_env(max_turns=4, engine="reference")
     assert env.info.max_game_length == 7 * 4
     env.reset(seed=1)
     rng = np.random.default_rng(1)
@@ -263,7 +263,7 @@ def test_turn_limit_truncates_with_zero_reward() -> None:
 
 
 def test_small_window_counts_the_moves_it_hides() -> None:
-    env = qwirkle_v0.raw_env(window=13)
+    env = qwirkle_v0.raw_env(window=13, engine="reference")
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     lost_seen = 0
@@ -290,16 +290,16 @@ def test_small_window_counts_the_moves_it_hides() -> None:
 
 def test_options_are_checked() -> None:
     with pytest.raises(ConfigError, match="window=40 must be odd"):
-        qwirkle_v0.raw_env(window=40)
+        qwirkle_v0.raw_env(window=40, engine="reference")
     with pytest.raises(ConfigError, match="max_turns=0 is too small"):
-        qwirkle_v0.raw_env(max_turns=0)
+        qwirkle_v0.raw_env(max_turns=0, engine="reference")
     env = make("qwirkle_v0", raw=True, window=21)
     assert env.info.num_actions == 6 * 21 * 21 + 65
     assert env.action_layout().size == env.info.num_actions
 
 
 def test_illegal_actions_say_why() -> None:
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="start row is one largest set"):
         env.step(0)
@@ -310,7 +310,7 @@ def test_illegal_actions_say_why() -> None:
 
 
 def test_renders() -> None:
-    env = qwirkle_v0.raw_env(render_mode="ansi")
+    env = qwirkle_v0.raw_env(render_mode="ansi", engine="reference")
     env.reset(seed=6)
     random_steps(env, np.random.default_rng(6), 15)
     text = env.render()
@@ -326,7 +326,7 @@ def test_renders() -> None:
 
 
 def test_incremental_window_planes_match_a_rebuild() -> None:
-    env = qwirkle_v0.raw_env(window=21)
+    env = qwirkle_v0.raw_env(window=21, engine="reference")
     env.reset(seed=9)
     rng = np.random.default_rng(9)
     origins = set()
@@ -361,7 +361,7 @@ def test_determinised_start_row_keeps_the_announced_largest_set() -> None:
     from tabletop_rl.envs.qwirkle.moves import largest_sets
 
     for seed in range(12):
-        env = qwirkle_v0.raw_env(num_players=3)
+        env = qwirkle_v0.raw_env(num_players=3, engine="reference")
         env.reset(seed=seed)
         if seed % 2:  # one tile of the start row already down
             env.step(int(np.flatnonzero(env.action_mask())[0]))

@@ -15,7 +15,7 @@ def play(seed: int, kinds: str, check: bool = False) -> tuple[list[int], qwirkle
 
     With ``check``, every greedy turn must score the most any legal move scores.
     """
-    env = qwirkle_v0.raw_env(num_players=len(kinds))
+    env = qwirkle_v0.raw_env(num_players=len(kinds), engine="reference")
     env.reset(seed=seed)
     agents = [
         QwirkleGreedyAgent(np.random.default_rng(seed * 10 + i))

@@ -20,7 +20,7 @@ def _cell_maps(env: qwirkle_v0.raw_env, sym: Symmetries) -> np.ndarray:
 
 
 def test_qwirkle_symmetries_form_the_dihedral_group_on_the_board_only() -> None:
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     sym = env.symmetries()
     assert len(sym) == 8 and sym.names[0] == "identity"
     perms = {tuple(p) for p in sym.obs}
@@ -51,7 +51,7 @@ def _turn_starts(seed: int, count: int) -> list[qwirkle_v0.raw_env]:
     """Copies of a masked random game at ``count`` of its turn starts after the first turn."""
     import copy
 
-    env = qwirkle_v0.raw_env()
+    env = qwirkle_v0.raw_env(engine="reference")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     out = []

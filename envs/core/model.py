@@ -102,6 +102,20 @@ class Outcome:
         return tuple(1.0 if p in won else -1.0 for p in range(n))
 
 
+ENGINES = ("compiled", "reference")
+"""``engine`` options of the environments: the compiled core (the default) or the readable
+reference engine it is checked against."""
+
+
+def check_engine(engine: Any) -> str:
+    """``engine`` if it names one of :data:`ENGINES`, or a clear :class:`ConfigError`."""
+    if engine not in ENGINES:
+        raise ConfigError(
+            f"engine={engine!r} is unknown; allowed: " + ", ".join(repr(e) for e in ENGINES)
+        )
+    return engine
+
+
 def check_num_players(game: str, value: Any, low: int, high: int) -> int:
     """``value`` as a player count for ``game``, or a clear :class:`ConfigError`.
 
@@ -342,11 +356,13 @@ class GameModel(ABC, Generic[S, A]):
 
 
 __all__ = [
+    "ENGINES",
     "ActionCodec",
     "Ending",
     "GameModel",
     "IndexCodec",
     "Outcome",
     "StepResult",
+    "check_engine",
     "check_num_players",
 ]

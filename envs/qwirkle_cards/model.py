@@ -85,7 +85,11 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
         num_players: int = 2,
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
+        game_class: type[QwirkleCardsGame] = QwirkleCardsGame,
     ) -> None:
+        """``game_class`` is the rules engine's game: :class:`QwirkleCardsGame` (reference)
+        or its compiled variant (``compiled_turns.CompiledQwirkleCardsGame``)."""
+        self.game_class = game_class
         if end_rule not in END_RULES:
             raise ConfigError(
                 f"end_rule={end_rule!r} is unknown; allowed: " + ", ".join(map(repr, END_RULES))
@@ -146,7 +150,7 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
     # -------------------------------------------------------------- state
     def new_state(self, rng: np.random.Generator) -> QwirkleCardsGame:
         game_rng = np.random.default_rng(rng.integers(2**63))
-        return QwirkleCardsGame(self.num_players, game_rng, self.end_rule, self.max_turns)
+        return self.game_class(self.num_players, game_rng, self.end_rule, self.max_turns)
 
     def current_player(self, state: QwirkleCardsGame) -> int:
         return state.to_move

@@ -38,19 +38,44 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_envs import REFERENCE, Runner, pettingzoo_factory, write_json_atomic
 
-TARGETS = {"liniell_v0": 40.0}
+TARGETS = {"liniell_v0": 40.0, "qwirkle_v0": 25.0, "qwirkle_cards_v0": 8.0}
 """Batched agent-steps per second (one thread) as a multiple of connect_four_v3's."""
 
 
-def liniell_batch(num_envs: int, num_players: int, seed: int, threads: int) -> Any:
-    from tabletop_rl.envs.liniell.batch import LiniellBatch
+class _Games:
+    """The public :class:`~tabletop_rl.envs.vector.VectorGames` with the arrays the runner
+    reads as attributes."""
 
-    return LiniellBatch(num_envs, num_players, seed=seed, threads=threads)
+    def __init__(self, name: str, num_envs: int, num_players: int, seed: int, threads: int):
+        from tabletop_rl.envs.vector import VectorGames
+
+        self.games = VectorGames(name, num_envs, num_players, seed=seed, threads=threads)
+        self.out = None
+
+    def reset(self) -> None:
+        self.out = self.games.reset()
+
+    def step(self, actions: np.ndarray) -> None:
+        self.out = self.games.step(actions)
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        return self.out.action_mask
+
+    @property
+    def terminated(self) -> np.ndarray:
+        return self.out.terminated | self.out.truncated
 
 
-BATCHES: dict[str, Callable[[int, int, int, int], Any]] = {"liniell_v0": liniell_batch}
+def _factory(name: str) -> Callable[[int, int, int, int], Any]:
+    return lambda n, players, seed, threads: _Games(name, n, players, seed, threads)
+
+
+BATCHES: dict[str, Callable[[int, int, int, int], Any]] = {name: _factory(name) for name in TARGETS}
 """Game name -> ``factory(num_envs, num_players, seed, threads)`` of an object with
-``reset()``, ``step(actions)`` and the arrays ``action_mask`` and ``terminated``."""
+``reset()``, ``step(actions)`` and the arrays ``action_mask`` and ``terminated``, over
+:class:`~tabletop_rl.envs.vector.VectorGames` (each game's compiled backend where it has
+one)."""
 
 STARTUP = """
 import sys, time

@@ -34,7 +34,7 @@ def steal_table(path: str | Path, agent: str) -> dict[str, dict[str, float]]:
         if agent not in record["agents"]:
             raise ValueError(f"{path}: {agent!r} did not play game {record.get('game_id')}")
         seat = record["agents"].index(agent)
-        env = make("liniell_v0", raw=True, **record["env_kwargs"])
+        env = make("liniell_v0", raw=True, engine="reference", **record["env_kwargs"])
         env.reset(seed=record["seed"])
         steals = [0] * env.num_players
         for action in record["actions"]:

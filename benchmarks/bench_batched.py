@@ -98,6 +98,11 @@ class BatchRunner:
         self.rng = np.random.default_rng(seed)
         self.steps = 0
         self.elapsed = 0.0
+        # untimed warm-up: compiled code loads (or compiles) on first use, which is start-up
+        # time (measured below in fresh processes), not stepping speed
+        batch.reset()
+        for _ in range(3):
+            batch.step((self.rng.random(batch.action_mask.shape) * batch.action_mask).argmax(1))
         start = time.perf_counter()
         batch.reset()
         self.elapsed += time.perf_counter() - start

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop_rl.envs import make
+from tabletop_rl.envs.core.conformance import check_batch
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError
 from tabletop_rl.envs.vector import VectorGames
 
@@ -20,44 +20,25 @@ def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("name", ["liniell_v0", "qwirkle_cards_v0", "qwirkle_v0"])
 def test_batch_equals_single_games(name: str, players: int) -> None:
-    num_envs, steps = 3, 60 if name != "qwirkle_v0" else 25
-    games = VectorGames(name, num_envs=num_envs, num_players=players, seed=5, reward="score")
-    model = make(name, raw=True, num_players=players).model
-    rngs = [np.random.default_rng([5, i]) for i in range(num_envs)]
-    states = [model.new_state(r) for r in rngs]
-    done = [False] * num_envs
-    out = games.reset()
-    pick = np.random.default_rng(players)
-    finished = 0
-    for _ in range(steps):
-        for i, state in enumerate(states):
-            player = model.current_player(state)
-            assert out.current_player[i] == player
-            np.testing.assert_array_equal(out.observation[i], model.observe(state, player))
-            if not done[i]:
-                np.testing.assert_array_equal(out.action_mask[i], model.legal_mask(state))
-        actions = _random_actions(out.action_mask, pick)
-        out = games.step(actions)
-        for i in range(num_envs):
-            if done[i]:  # the slot starts its next game on this step
-                states[i], done[i] = model.new_state(rngs[i]), False
-                assert not out.terminated[i] and not out.rewards[i].any()
-                continue
-            result = model.step(states[i], int(actions[i]))
-            expected = np.zeros(players, dtype=np.float32)
-            for p, points in result.points.items():
-                expected[p] += points
-            np.testing.assert_array_equal(out.rewards[i], expected)
-            assert out.terminated[i] == result.game_over
-            assert out.truncated[i] == result.truncated
-            if result.game_over or result.truncated:
-                done[i] = True
-                finished += 1
-                assert out.action_mask[i].all()
-                assert games.outcome(i) == model.outcome(states[i])
-                np.testing.assert_array_equal(out.episode_scores[i], model.scores(states[i]))
+    steps = 25 if name == "qwirkle_v0" else 60
+    finished = check_batch(name, num_envs=3, num_players=players, steps=steps, seed=5)
     if name == "liniell_v0":
         assert finished > 0  # Liniell games are short: the autoreset path was exercised
+
+
+def test_check_batch_catches_a_batch_that_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop_rl.envs import vector
+
+    original = vector.VectorGames.step
+
+    def off_by_one(self, actions):  # every game's seat to act reported wrongly
+        out = original(self, actions)
+        out.current_player[:] = (out.current_player + 1) % self.num_players
+        return out
+
+    monkeypatch.setattr(vector.VectorGames, "step", off_by_one)
+    with pytest.raises(AssertionError, match="player to act differs"):
+        check_batch("liniell_v0", num_envs=2, steps=5)
 
 
 def test_win_rewards_sum_per_game() -> None:

@@ -197,3 +197,55 @@ def check_env(env_fn: EnvFactory, games: int = 5, seed: int = 0) -> None:
     assert a == b, "same seed and actions gave different trajectories"
     check_clone(env_fn(), seed=seed, steps=7)
     check_symmetries(env_fn())
+
+
+def check_batch(
+    name: str, num_envs: int = 3, num_players: int = 2, steps: int = 60, seed: int = 0
+) -> int:
+    """The batched API keeps its promise for environment ``name``: a batch of ``num_envs``
+    games (:class:`~tabletop_rl.envs.vector.VectorGames`) equals as many single games of the
+    game model dealt from the same seeds and stepped with the same (random legal) actions —
+    observations, masks, players to act, rewards (``reward="score"``), ends, outcomes and
+    final scores, through autoresets. Returns how many games ended along the way."""
+    from ..registry import make
+    from ..vector import VectorGames
+
+    games = VectorGames(name, num_envs=num_envs, num_players=num_players, seed=seed, reward="score")
+    model = make(name, raw=True, num_players=num_players).model
+    rngs = [np.random.default_rng([seed, i]) for i in range(num_envs)]
+    states = [model.new_state(r) for r in rngs]
+    done = [False] * num_envs
+    out = games.reset()
+    pick = np.random.default_rng(seed + 1)
+    finished = 0
+    for _ in range(steps):
+        for i, state in enumerate(states):
+            player = model.current_player(state)
+            assert out.current_player[i] == player, f"game {i}: player to act differs"
+            assert np.array_equal(out.observation[i], model.observe(state, player)), (
+                f"game {i}: observation differs"
+            )
+            if not done[i]:
+                assert np.array_equal(out.action_mask[i], model.legal_mask(state)), (
+                    f"game {i}: action mask differs"
+                )
+        actions = np.argmax(pick.random(out.action_mask.shape) * out.action_mask, axis=1)
+        out = games.step(actions)
+        for i in range(num_envs):
+            if done[i]:  # the slot starts its next game on this step
+                states[i], done[i] = model.new_state(rngs[i]), False
+                assert not out.terminated[i] and not out.rewards[i].any()
+                continue
+            result = model.step(states[i], int(actions[i]))
+            expected = np.zeros(num_players, dtype=np.float32)
+            for p, points in result.points.items():
+                expected[p] += points
+            assert np.array_equal(out.rewards[i], expected), f"game {i}: rewards differ"
+            assert out.terminated[i] == result.game_over and out.truncated[i] == result.truncated
+            if result.game_over or result.truncated:
+                done[i] = True
+                finished += 1
+                assert out.action_mask[i].all(), "a finished game's mask row must be all ones"
+                assert games.outcome(i) == model.outcome(states[i]), f"game {i}: outcome differs"
+                assert np.array_equal(out.episode_scores[i], model.scores(states[i]))
+    return finished

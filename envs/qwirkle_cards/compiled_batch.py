@@ -1,0 +1,485 @@
+"""Many games of Qwirkle Cards stepped at once by compiled code (the batched core).
+
+:class:`QwirkleCardsBatch` holds ``num_envs`` games as count arrays and advances all of them
+with one compiled call per step: apply each game's action, draw, end turns and games, then
+compute every game's legal actions (:func:`.compiled_turns.turn_mask`) and the acting
+player's observation (:func:`.compiled_observation.observe_into`). Only what needs the games'
+random generators runs in Python: dealing a new game (the rules engine deals it, exactly as
+:meth:`.model.QwirkleCardsModel.new_state`) and shuffling a hand into the pile at a forced
+redraw (``Generator.shuffle`` of the pile as a list, as the engine does); both are rare.
+
+Game ``i`` of a batch plays the games ``model.new_state(rngs[i])`` in sequence, where
+``rngs`` are ``num_envs`` generators spawned from ``seed`` (:func:`env_generators`), so each
+game equals the single game stepped with the same generator and actions, observation for
+observation. A finished game reports ``terminated``/``truncated``, its final observation and
+scores, and starts anew on the next step, whose action it ignores (its mask allows every
+action meanwhile).
+
+>>> import numpy as np
+>>> batch = QwirkleCardsBatch(num_envs=4, num_players=2, seed=0)
+>>> batch.reset().observation.shape, batch.action_mask.shape, batch.rewards.shape
+((4, 225), (4, 50), (4, 2))
+>>> rng = np.random.default_rng(1)
+>>> for _ in range(50):
+...     legal = [np.flatnonzero(m) for m in batch.action_mask]
+...     _ = batch.step(np.array([rng.choice(a) for a in legal]))
+>>> bool((batch.action_mask.sum(axis=1) > 0).all())
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..errors import ConfigError, IllegalActionError
+from .actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
+from .cards import NUM_KINDS, NUM_LINES, TOTAL_CARDS
+from .compiled_observation import FIELDS, observe_into
+from .compiled_solver import LINE_KIND, SearchWork
+from .compiled_turns import (
+    DEAD,
+    END,
+    FIRST,
+    HAND,
+    MAX_WITNESSES,
+    PLAYED,
+    PLAYS,
+    TABLE,
+    TAKEN,
+    TURN_SIZE,
+    turn_mask,
+)
+from .game import DEFAULT_MAX_TURNS, END_RULES, HAND_SIZE, QwirkleCardsGame, Status
+from .model import QwirkleCardsModel
+
+# a game's scalars (one int64 row per game)
+TO_MOVE, STARTER, TURN_COUNT, TURNS_LEFT, PASSES, STATUS, PILE_LEN, PENDING = range(8)
+NUM_SCALARS = 8
+RUNNING, FINISHED, TRUNCATED = 0, 1, 2
+"""``STATUS`` values."""
+NOTHING, SHUFFLE, FRESH = 0, 1, 2
+"""``PENDING`` values: the game waits for its pile to be shuffled (a redraw) / was just dealt
+(its action this step is ignored)."""
+
+
+@njit(cache=True)
+def _new_turn(turn: np.ndarray, table: np.ndarray, hand: np.ndarray, first: bool) -> None:
+    """Reset a game's turn vector for the player to move."""
+    turn[:] = 0
+    turn[TABLE:HAND] = table
+    turn[HAND:PLAYED] = hand
+    turn[FIRST] = first
+
+
+@njit(cache=True)
+def _draw(hand: np.ndarray, pile: np.ndarray, scalars: np.ndarray, count: int) -> None:
+    """Draw ``count`` cards (as far as the pile allows) from the pile's end."""
+    n = scalars[PILE_LEN]
+    for _ in range(min(count, n)):
+        n -= 1
+        hand[pile[n]] += 1
+    scalars[PILE_LEN] = n
+
+
+@njit(cache=True)
+def _finish_turn(
+    g: int,
+    passed: bool,
+    hands: np.ndarray,
+    table: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    rewards: np.ndarray,
+    end_rule: int,
+    max_turns: int,
+    win_rewards: bool,
+) -> None:
+    """The engine's ``_finish_turn``: counters, the end of the game, the next player."""
+    s = scalars[g]
+    n = hands.shape[1]
+    turns[g, PLAYED : FIRST + 1] = 0  # nothing selected, and no longer the first turn
+    s[TURN_COUNT] += 1
+    s[PASSES] = s[PASSES] + 1 if passed else 0
+    if s[TURNS_LEFT] >= 0:
+        s[TURNS_LEFT] -= 1
+    elif s[PILE_LEN] == 0:
+        s[TURNS_LEFT] = (s[STARTER] - 1 - s[TO_MOVE]) % n if end_rule == 0 else n
+    if (s[TURNS_LEFT] >= 0 and s[TURNS_LEFT] <= 0) or (s[PILE_LEN] == 0 and s[PASSES] >= n):
+        s[STATUS] = FINISHED
+        if win_rewards:
+            best = -1
+            winners = 0
+            for p in range(n):
+                q = qwirkles[g, p].sum()
+                if q > best:
+                    best = q
+                    winners = 1
+                elif q == best:
+                    winners += 1
+            if winners < n:
+                for p in range(n):
+                    rewards[g, p] += 1.0 if qwirkles[g, p].sum() == best else -1.0
+        return
+    if s[TURN_COUNT] >= max_turns:
+        s[STATUS] = TRUNCATED
+        return
+    s[TO_MOVE] = (s[TO_MOVE] + 1) % n
+    _new_turn(turns[g], table[g], hands[g, s[TO_MOVE]], False)
+
+
+@njit(cache=True, nogil=True)
+def apply_actions(
+    actions: np.ndarray,
+    hands: np.ndarray,
+    table: np.ndarray,
+    pile: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    rewards: np.ndarray,
+    end_rule: int,
+    max_turns: int,
+    win_rewards: bool,
+) -> None:
+    """Apply each running game's (legal) action; a redraw with cards in the pile puts the
+    hand into the pile and waits for the shuffle (``PENDING = SHUFFLE``)."""
+    rewards[:] = 0.0
+    for g in range(actions.shape[0]):
+        s = scalars[g]
+        if s[STATUS] != RUNNING or s[PENDING] == FRESH:
+            continue
+        a = actions[g]
+        turn = turns[g]
+        mover = s[TO_MOVE]
+        if a < TAKE:
+            turn[PLAYED + a] += 1
+        elif a < END_TURN:
+            turn[TAKEN + a - TAKE] += 1
+            turn[DEAD:PLAYS] = 0  # dead kinds and witnesses are forgotten after a take
+            if not win_rewards:
+                rewards[g, mover] += 1.0
+        elif a == END_TURN:
+            hand = hands[g, mover]
+            left = 0
+            for k in range(NUM_KINDS):
+                hand[k] -= turn[PLAYED + k]
+                table[g, k] += turn[PLAYED + k]
+                left += hand[k]
+            for line in range(NUM_LINES):
+                times = turn[TAKEN + line]
+                if times:
+                    for j in range(6):
+                        table[g, LINE_KIND[line, j]] -= times
+                    qwirkles[g, mover, line] += times
+            _draw(hand, pile[g], s, HAND_SIZE - left)
+            _finish_turn(
+                g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+                win_rewards,
+            )  # fmt: skip
+        elif s[PILE_LEN] == 0:
+            _finish_turn(
+                g, True, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+                win_rewards,
+            )  # fmt: skip
+        else:
+            hand = hands[g, mover]
+            n = s[PILE_LEN]
+            for k in range(NUM_KINDS):
+                for _ in range(hand[k]):
+                    pile[g, n] = k
+                    n += 1
+                hand[k] = 0
+            s[PILE_LEN] = n
+            s[PENDING] = SHUFFLE
+
+
+@njit(cache=True, nogil=True)
+def refresh(
+    hands: np.ndarray,
+    table: np.ndarray,
+    pile: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    witnesses: np.ndarray,
+    rewards: np.ndarray,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    final_observation: np.ndarray,
+    episode_scores: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    end_rule: int,
+    max_turns: int,
+    win_rewards: bool,
+    offsets: np.ndarray,
+    rows: np.ndarray,
+    options: np.ndarray,
+    memo: np.ndarray,
+) -> None:
+    """Finish the shuffled redraws, then write every game's mask and observation (and, for a
+    game that just ended, its final observation and scores)."""
+    n = hands.shape[1]
+    for g in range(hands.shape[0]):
+        s = scalars[g]
+        mover = s[TO_MOVE]
+        if s[PENDING] == SHUFFLE:
+            _draw(hands[g, mover], pile[g], s, HAND_SIZE)
+            _finish_turn(
+                g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+                win_rewards,
+            )  # fmt: skip
+            mover = s[TO_MOVE]
+        s[PENDING] = NOTHING
+        turn = turns[g]
+        observe_into(
+            observation[g], offsets, hands[g], table[g], turn[PLAYED:TAKEN], turn[TAKEN:FIRST],
+            qwirkles[g], mover, mover, s[STARTER], s[PILE_LEN], turn[FIRST] == 1,
+            s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / max_turns),
+        )  # fmt: skip
+        terminated[g] = s[STATUS] == FINISHED
+        truncated[g] = s[STATUS] == TRUNCATED
+        if s[STATUS] != RUNNING:
+            final_observation[g] = observation[g]
+            for p in range(n):
+                episode_scores[g, p] = qwirkles[g, p].sum()
+            action_mask[g] = 1
+            continue
+        turn_mask(turn, witnesses[g], rows, options, memo)
+        playable = False
+        for a in range(END + 1 - PLAYS):
+            action_mask[g, a] = turn[PLAYS + a]
+            if turn[PLAYS + a]:
+                playable = True
+        action_mask[g, CANNOT_PLAY] = 0 if playable else 1
+
+
+def env_generators(seed: int | None, num_envs: int) -> list[np.random.Generator]:
+    """The generators of a batch's games: ``num_envs`` children of ``seed``'s seed sequence."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(num_envs)]
+
+
+class QwirkleCardsBatch:
+    """``num_envs`` games of Qwirkle Cards for ``num_players`` stepped together (module
+    docstring). After :meth:`reset` and every :meth:`step` the public arrays hold:
+
+    - ``observation`` ``(N, 225) float32``: the acting player's observation (the model's
+      layout); ``action_mask`` ``(N, 50) int8``; ``current_player`` ``(N,)``;
+    - ``rewards`` ``(N, players) float32`` of this step (``reward="win"``: +1 / -1 at the
+      end, 0 on a full tie or a truncated game; ``"score"``: 1 per Qwirkle taken);
+    - ``terminated``, ``truncated`` ``(N,) bool``; where either is set,
+      ``final_observation`` and ``episode_scores`` (Qwirkles per seat) of the ended game.
+
+    ``threads > 1`` splits the games over that many threads (the compiled calls release
+    the GIL).
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        seed: int | None = None,
+        threads: int = 1,
+        reward: str = "win",
+        end_rule: str = "finish_round",
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ConfigError(f"threads must be a positive int, got {threads!r}")
+        if reward not in ("win", "score"):
+            raise ConfigError(f"reward={reward!r} is not supported; allowed: 'win', 'score'")
+        self.model = QwirkleCardsModel(num_players, end_rule, max_turns)
+        self.num_envs = n = num_envs
+        self.num_players = p = self.model.num_players
+        self.threads = min(threads, n)
+        self.reward = reward
+        self._end_rule = END_RULES.index(end_rule)
+        self._max_turns = max_turns
+        self._win = reward == "win"
+        size = self.model.layout.size
+        self._offsets = np.array([self.model.layout.slice(f).start for f in FIELDS], dtype=np.int64)
+        self.observation = np.zeros((n, size), dtype=np.float32)
+        self.action_mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self.rewards = np.zeros((n, p), dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+        self.final_observation = np.zeros((n, size), dtype=np.float32)
+        self.episode_scores = np.zeros((n, p), dtype=np.float32)
+        self._hands = np.zeros((n, p, NUM_KINDS), dtype=np.int64)
+        self._table = np.zeros((n, NUM_KINDS), dtype=np.int64)
+        self._pile = np.zeros((n, TOTAL_CARDS), dtype=np.int64)
+        self._qwirkles = np.zeros((n, p, NUM_LINES), dtype=np.int64)
+        self._scalars = np.zeros((n, NUM_SCALARS), dtype=np.int64)
+        self._turns = np.zeros((n, TURN_SIZE), dtype=np.int64)
+        self._witnesses = np.zeros((n, MAX_WITNESSES, NUM_KINDS), dtype=np.int64)
+        self._game_rngs: list[np.random.Generator | None] = [None] * n
+        self._work = [SearchWork() for _ in range(self.threads)]
+        bounds = np.linspace(0, n, self.threads + 1).astype(int)
+        self._chunks = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        self._rngs = env_generators(seed, n)
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """The seat to act in each game ``(N,)``."""
+        return self._scalars[:, TO_MOVE].copy()
+
+    # ------------------------------------------------------------ games
+    def _deal(self, g: int) -> None:
+        """Start game ``g`` anew: the engine deals it from the game's generator."""
+        game = self.model.new_state(self._rngs[g])
+        s = game.state
+        self._hands[g] = s.hands
+        self._table[g] = 0
+        self._pile[g, : len(s.pile)] = s.pile
+        self._qwirkles[g] = 0
+        row = self._scalars[g]
+        row[:] = 0
+        row[TO_MOVE] = s.to_move
+        row[STARTER] = s.starter
+        row[TURNS_LEFT] = -1
+        row[PILE_LEN] = len(s.pile)
+        row[PENDING] = FRESH
+        self._turns[g] = 0
+        self._turns[g, TABLE:HAND] = 0
+        self._turns[g, HAND:PLAYED] = s.hands[s.to_move]
+        self._turns[g, FIRST] = 1
+        self._game_rngs[g] = game.rng
+
+    def _shuffle(self, g: int) -> None:
+        """Shuffle game ``g``'s pile as the engine does at a redraw."""
+        n = int(self._scalars[g, PILE_LEN])
+        pile = self._pile[g, :n].tolist()
+        rng = self._game_rngs[g]
+        assert rng is not None
+        rng.shuffle(pile)
+        self._pile[g, :n] = pile
+
+    def _run(self, kernel: Any, per_game: tuple[np.ndarray, ...], shared: tuple) -> None:
+        """Run a compiled kernel over the chunks of games (in threads when asked): each chunk
+        gets its slice of the ``per_game`` arrays, then ``shared``, then (for
+        :func:`refresh`) its thread's search memory."""
+
+        def call(i: int) -> None:
+            c = self._chunks[i]
+            work: tuple[np.ndarray, ...] = ()
+            if kernel is refresh:
+                w = self._work[i]
+                work = (w.rows, w.options, w.memo)
+            kernel(*[a[c] for a in per_game], *shared, *work)
+
+        if self._pool is None:
+            call(0)
+        else:
+            list(self._pool.map(call, range(self.threads)))
+
+    def _refresh(self) -> None:
+        self._run(
+            refresh,
+            (
+                self._hands, self._table, self._pile, self._qwirkles, self._scalars,
+                self._turns, self._witnesses, self.rewards, self.observation, self.action_mask,
+                self.final_observation, self.episode_scores, self.terminated, self.truncated,
+            ),
+            (self._end_rule, self._max_turns, self._win, self._offsets),
+        )  # fmt: skip
+
+    # ------------------------------------------------------------ stepping
+    def reset(self, seed: int | None = None) -> QwirkleCardsBatch:
+        """Start every game anew (``seed``: new generators, as in the constructor)."""
+        if seed is not None:
+            self._rngs = env_generators(seed, self.num_envs)
+        for g in range(self.num_envs):
+            self._deal(g)
+        self.rewards[:] = 0.0
+        self._refresh()
+        return self
+
+    def step(self, actions: np.ndarray) -> QwirkleCardsBatch:
+        """Apply one action per game (ignored for a game that ended on the last step: it
+        starts anew) and advance every game; raises :class:`IllegalActionError` naming the
+        games whose action is illegal (nothing is applied then)."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be {self.num_envs} ints (one per game), got shape {acts.shape} "
+                f"of {acts.dtype}"
+            )
+        acts = acts.astype(np.int64, copy=False)
+        if (acts < 0).any() or (acts >= NUM_ACTIONS).any():
+            bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+            raise IllegalActionError(
+                f"actions out of range in games {bad[:10].tolist()}; allowed: 0 to "
+                f"{NUM_ACTIONS - 1}"
+            )
+        illegal = self.action_mask[np.arange(self.num_envs), acts] == 0
+        if illegal.any():
+            bad = np.flatnonzero(illegal)
+            raise IllegalActionError(
+                f"illegal actions in games {bad[:10].tolist()} (their action-mask entry is 0)"
+            )
+        for g in np.flatnonzero(self.terminated | self.truncated):
+            self._deal(int(g))
+        self._run(
+            apply_actions,
+            (
+                acts, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
+                self._turns, self.rewards,
+            ),
+            (self._end_rule, self._max_turns, self._win),
+        )  # fmt: skip
+        for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
+            self._shuffle(int(g))
+        self._refresh()
+        return self
+
+    def game(self, g: int) -> QwirkleCardsGame:
+        """Game ``g`` as a rules-engine game (a copy, for inspection and tests)."""
+        from .compiled_turns import CompiledQwirkleCardsGame
+        from .game import QwirkleCardsState
+
+        s = self._scalars[g]
+        turn = self._turns[g]
+        status = {RUNNING: Status.RUNNING, FINISHED: Status.FINISHED}.get(
+            int(s[STATUS]), Status.TRUNCATED
+        )
+        state = QwirkleCardsState(
+            num_players=self.num_players,
+            hands=self._hands[g].tolist(),
+            table=self._table[g].tolist(),
+            pile=self._pile[g, : s[PILE_LEN]].tolist(),
+            qwirkles=self._qwirkles[g].tolist(),
+            starter=int(s[STARTER]),
+            to_move=int(s[TO_MOVE]),
+            turn_count=int(s[TURN_COUNT]),
+            first_turn=bool(turn[FIRST]),
+            played=turn[PLAYED:TAKEN].tolist(),
+            taken=turn[TAKEN:FIRST].tolist(),
+            end_rule=END_RULES[self._end_rule],
+            max_turns=self._max_turns,
+            turns_left=None if s[TURNS_LEFT] < 0 else int(s[TURNS_LEFT]),
+            passes=int(s[PASSES]),
+            status=status,
+        )
+        rng = copy.deepcopy(self._game_rngs[g])
+        return CompiledQwirkleCardsGame(
+            self.num_players, rng, state.end_rule, state.max_turns, state=state
+        )
+
+    def close(self) -> None:
+        """Stop the worker threads (when ``threads > 1``)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+__all__ = ["QwirkleCardsBatch", "env_generators"]

@@ -28,8 +28,8 @@ Conventions (the same for every game and backend):
 - The result's arrays are the batch's own buffers, rewritten by every step: read or copy
   them, never write into them.
 
-Backends: Liniell runs on its compiled core (one compiled call per step for the whole
-batch, ``threads`` > 1 spreading the games over numba's threads) where it is available; the
+Backends: Liniell and Qwirkle Cards run on their compiled cores (one compiled call per step
+for the whole batch, ``threads`` > 1 spreading the games over threads) where available; the
 other games step their game models one by one into the same buffers (``threads`` is then
 ignored). ``engine="reference"`` forces the game-model backend.
 """
@@ -52,6 +52,7 @@ REWARDS = ("win", "score")
 _COMPILED_BATCHES: dict[str, str] = {
     "liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch",
     "qwirkle_v0": "tabletop_rl.envs.qwirkle.compiled_batch:QwirkleBatch",
+    "qwirkle_cards_v0": "tabletop_rl.envs.qwirkle_cards.compiled_batch:QwirkleCardsBatch",
 }
 """Games with a compiled batched backend: environment name -> ``module:class``."""
 

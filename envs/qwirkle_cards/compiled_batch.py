@@ -8,16 +8,17 @@ random generators runs in Python: dealing a new game (the rules engine deals it,
 :meth:`.model.QwirkleCardsModel.new_state`) and shuffling a hand into the pile at a forced
 redraw (``Generator.shuffle`` of the pile as a list, as the engine does); both are rare.
 
-Game ``i`` of a batch plays the games ``model.new_state(rngs[i])`` in sequence, where
-``rngs`` are ``num_envs`` generators spawned from ``seed`` (:func:`env_generators`), so each
-game equals the single game stepped with the same generator and actions, observation for
-observation. A finished game reports ``terminated``/``truncated``, its final observation and
-scores, and starts anew on the next step, whose action it ignores (its mask allows every
-action meanwhile).
+The conventions are :mod:`tabletop_rl.envs.vector`'s: slot ``i`` plays the games
+``model.new_state(numpy.random.default_rng([seed, i]))`` in sequence
+(:func:`env_generators`), so each game equals the single game of the model stepped with the
+same generator and actions, observation for observation. A finished game reports
+``terminated``/``truncated``, its final observation and scores (and :meth:`outcome`), and
+starts anew on the next step, whose action it ignores (its mask row is all ones meanwhile).
 
 >>> import numpy as np
 >>> batch = QwirkleCardsBatch(num_envs=4, num_players=2, seed=0)
->>> batch.reset().observation.shape, batch.action_mask.shape, batch.rewards.shape
+>>> batch.reset()
+>>> batch.observation.shape, batch.action_mask.shape, batch.rewards.shape
 ((4, 225), (4, 50), (4, 2))
 >>> rng = np.random.default_rng(1)
 >>> for _ in range(50):
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from .actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
 from .cards import NUM_KINDS, NUM_LINES, TOTAL_CARDS
@@ -261,9 +263,9 @@ def refresh(
         action_mask[g, CANNOT_PLAY] = 0 if playable else 1
 
 
-def env_generators(seed: int | None, num_envs: int) -> list[np.random.Generator]:
-    """The generators of a batch's games: ``num_envs`` children of ``seed``'s seed sequence."""
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(num_envs)]
+def env_generators(seed: int, num_envs: int) -> list[np.random.Generator]:
+    """The generators of a batch's slots: slot ``i`` deals from ``default_rng([seed, i])``."""
+    return [np.random.default_rng([seed, i]) for i in range(num_envs)]
 
 
 class QwirkleCardsBatch:
@@ -285,7 +287,7 @@ class QwirkleCardsBatch:
         self,
         num_envs: int,
         num_players: int = 2,
-        seed: int | None = None,
+        seed: int = 0,
         threads: int = 1,
         reward: str = "win",
         end_rule: str = "finish_round",
@@ -297,6 +299,8 @@ class QwirkleCardsBatch:
             raise ConfigError(f"threads must be a positive int, got {threads!r}")
         if reward not in ("win", "score"):
             raise ConfigError(f"reward={reward!r} is not supported; allowed: 'win', 'score'")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
         self.model = QwirkleCardsModel(num_players, end_rule, max_turns)
         self.num_envs = n = num_envs
         self.num_players = p = self.model.num_players
@@ -309,6 +313,8 @@ class QwirkleCardsBatch:
         self._offsets = np.array([self.model.layout.slice(f).start for f in FIELDS], dtype=np.int64)
         self.observation = np.zeros((n, size), dtype=np.float32)
         self.action_mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        """The seat to act in each game (``scalars[:, TO_MOVE]``, copied after each step)."""
         self.rewards = np.zeros((n, p), dtype=np.float32)
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.truncated = np.zeros(n, dtype=np.bool_)
@@ -326,12 +332,9 @@ class QwirkleCardsBatch:
         bounds = np.linspace(0, n, self.threads + 1).astype(int)
         self._chunks = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
-        self._rngs = env_generators(seed, n)
-
-    @property
-    def current_player(self) -> np.ndarray:
-        """The seat to act in each game ``(N,)``."""
-        return self._scalars[:, TO_MOVE].copy()
+        self._rngs = env_generators(int(seed), n)
+        self._outcomes: list[Outcome | None] = [None] * n
+        self._started = False
 
     # ------------------------------------------------------------ games
     def _deal(self, g: int) -> None:
@@ -383,6 +386,7 @@ class QwirkleCardsBatch:
             list(self._pool.map(call, range(self.threads)))
 
     def _refresh(self) -> None:
+        """Finish the step in compiled code, then note the outcomes of the games that ended."""
         self._run(
             refresh,
             (
@@ -392,40 +396,51 @@ class QwirkleCardsBatch:
             ),
             (self._end_rule, self._max_turns, self._win, self._offsets),
         )  # fmt: skip
+        self.current_player[:] = self._scalars[:, TO_MOVE]
+        for g in np.flatnonzero(self.terminated | self.truncated):
+            scores = tuple(float(x) for x in self.episode_scores[g])
+            if self.truncated[g]:
+                self._outcomes[g] = Outcome(Ending.TRUNCATED, (), scores)
+            else:
+                best = max(scores)
+                winners = tuple(p for p, x in enumerate(scores) if x == best)
+                self._outcomes[g] = Outcome(Ending.FINISHED, winners, scores)
 
     # ------------------------------------------------------------ stepping
-    def reset(self, seed: int | None = None) -> QwirkleCardsBatch:
-        """Start every game anew (``seed``: new generators, as in the constructor)."""
-        if seed is not None:
-            self._rngs = env_generators(seed, self.num_envs)
+    def reset(self) -> None:
+        """Start the next game in every slot."""
         for g in range(self.num_envs):
             self._deal(g)
         self.rewards[:] = 0.0
         self._refresh()
-        return self
+        self._started = True
 
-    def step(self, actions: np.ndarray) -> QwirkleCardsBatch:
-        """Apply one action per game (ignored for a game that ended on the last step: it
-        starts anew) and advance every game; raises :class:`IllegalActionError` naming the
-        games whose action is illegal (nothing is applied then)."""
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` in game ``i`` (each legal by ``action_mask``; ignored for a
+        game that ended on the previous step, which starts anew instead). An illegal action
+        raises :class:`IllegalActionError` naming the game, and nothing is applied."""
+        if not self._started:
+            raise ConfigError("call reset() before step()")
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalActionError(
-                f"actions must be {self.num_envs} ints (one per game), got shape {acts.shape} "
-                f"of {acts.dtype}"
+                f"actions must be {self.num_envs} integers (one per game), got shape "
+                f"{acts.shape} of {acts.dtype}"
             )
         acts = acts.astype(np.int64, copy=False)
-        if (acts < 0).any() or (acts >= NUM_ACTIONS).any():
-            bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+        bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+        if bad.size:
+            i = int(bad[0])
             raise IllegalActionError(
-                f"actions out of range in games {bad[:10].tolist()}; allowed: 0 to "
-                f"{NUM_ACTIONS - 1}"
+                f"game {i}: action {int(acts[i])} is out of range; allowed: 0 to {NUM_ACTIONS - 1}"
             )
-        illegal = self.action_mask[np.arange(self.num_envs), acts] == 0
-        if illegal.any():
-            bad = np.flatnonzero(illegal)
+        illegal = np.flatnonzero(self.action_mask[np.arange(self.num_envs), acts] == 0)
+        if illegal.size:
+            i = int(illegal[0])
             raise IllegalActionError(
-                f"illegal actions in games {bad[:10].tolist()} (their action-mask entry is 0)"
+                f"game {i}: action {int(acts[i])} "
+                f"({self.model.describe_action(None, int(acts[i]))}) is illegal: its "
+                "action-mask entry is 0"
             )
         for g in np.flatnonzero(self.terminated | self.truncated):
             self._deal(int(g))
@@ -440,10 +455,14 @@ class QwirkleCardsBatch:
         for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
             self._shuffle(int(g))
         self._refresh()
-        return self
 
-    def game(self, g: int) -> QwirkleCardsGame:
-        """Game ``g`` as a rules-engine game (a copy, for inspection and tests)."""
+    def outcome(self, i: int) -> Outcome | None:
+        """How the last finished game of slot ``i`` ended (None before any ended)."""
+        return self._outcomes[i]
+
+    def state(self, g: int) -> QwirkleCardsGame:
+        """A copy of game ``g`` as the rules engine's game (the model's state), for the
+        model's text, pictures and checks."""
         from .compiled_turns import CompiledQwirkleCardsGame
         from .game import QwirkleCardsState
 

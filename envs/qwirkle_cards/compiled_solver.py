@@ -45,8 +45,11 @@ LINE_KIND = np.array(
 """The six kinds of each line (12 x 6)."""
 
 MEMO_BITS = 16
-"""The failed-state memo holds up to ``2 ** MEMO_BITS`` slots (filled to three quarters at
-most; past that a search goes on without memoising more, which costs time, never answers)."""
+"""The failed-state memo has ``2 ** MEMO_BITS`` slots. It is a lossy cache: a new failure
+looks at ``MEMO_PROBES`` slots from its hash and, when all hold failures of this search,
+replaces the first, so a search needing more keeps the most recent ones (a lost entry costs
+time, never an answer)."""
+MEMO_PROBES = 8
 MAX_OPTIONS = 10
 """A cell's choices ``(copies, to colour)``: at most 1 + 2 + 3 + 4 for 0 to 3 copies."""
 WORK_ROWS = 40
@@ -175,8 +178,12 @@ def _quick(counts: np.ndarray, to_colour: np.ndarray) -> bool:
 
 @njit(cache=True)
 def _memo_slot(key1: int, key2: int, size: int) -> int:
-    h = key1 * 0x5851F42D4C957F2D + key2 * 0x27D4EB2F165667C5
-    return (h >> 20) & (size - 1)
+    """A slot for a key; the mixing runs on unsigned words, where overflow wraps (signed
+    overflow would be undefined in compiled code)."""
+    h = np.uint64(key1) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(key2) * np.uint64(
+        0xC2B2AE3D27D4EB4F
+    )
+    return np.int64((h >> np.uint64(20)) & np.uint64(size - 1))
 
 
 @njit(cache=True)
@@ -301,10 +308,8 @@ def search_split(
     key2s = memo[1]
     stamps = memo[2]
     size = key1s.shape[0]
-    limit = size - size // 4
     rows[WORK_ROWS - 1, 0] += 1
     gen = rows[WORK_ROWS - 1, 0]
-    stored = 0
     st = rows[12]
     st[:NUM_LINES] = 0
     word1 = rows[13]
@@ -338,7 +343,9 @@ def search_split(
                 key1 = word1[i] | (i << 36) | (used[i] << 42)
                 key2 = word2[i]
                 slot = _memo_slot(key1, key2, size)
-                while stamps[slot] == gen:
+                for _ in range(MEMO_PROBES):
+                    if stamps[slot] != gen:
+                        break
                     if key1s[slot] == key1 and key2s[slot] == key2:
                         failed = True
                         break
@@ -398,8 +405,9 @@ def search_split(
             st[la] = new_a
             st[lb] = new_b
             chosen[i] = j - 1
-            word1[i + 1] = word1[i] + ((new_a - code_a) << (6 * la))
-            word2[i + 1] = word2[i] + ((new_b - code_b) << (6 * (lb - 6)))
+            # (shifts of non-negative numbers only: a negative one would be undefined)
+            word1[i + 1] = word1[i] - (code_a << (6 * la)) + (new_a << (6 * la))
+            word2[i + 1] = word2[i] - (code_b << (6 * (lb - 6))) + (new_b << (6 * (lb - 6)))
             used[i + 1] = 1 if used[i] or n > fixed[k] else 0
             tried[i] = j
             tried[i + 1] = 0
@@ -411,16 +419,19 @@ def search_split(
         # every choice failed: restore the two lines, remember the failure, go back
         st[la] = code_a
         st[lb] = code_b
-        if stored < limit:
-            key1 = word1[i] | (i << 36) | (used[i] << 42)
-            key2 = word2[i]
-            slot = _memo_slot(key1, key2, size)
-            while stamps[slot] == gen:
-                slot = (slot + 1) & (size - 1)
-            stamps[slot] = gen
-            key1s[slot] = key1
-            key2s[slot] = key2
-            stored += 1
+        key1 = word1[i] | (i << 36) | (used[i] << 42)
+        key2 = word2[i]
+        home = _memo_slot(key1, key2, size)
+        slot = home
+        for _ in range(MEMO_PROBES):
+            if stamps[slot] != gen:
+                break
+            slot = (slot + 1) & (size - 1)
+        if stamps[slot] == gen:
+            slot = home  # all taken: the newest failure replaces one
+        stamps[slot] = gen
+        key1s[slot] = key1
+        key2s[slot] = key2
         tried[i] = 0
         i -= 1
         if i < 0:

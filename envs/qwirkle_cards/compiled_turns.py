@@ -265,9 +265,9 @@ def turn_mask(
                         turn[END] = 1
                         setup = -1
                         break
-        ok = setup >= 0 and search_split(
-            fixed, optional, setup == 1, total, to_colour, rows, options, memo
-        )
+        ok = False
+        if setup >= 0:
+            ok = search_split(fixed, optional, setup == 1, total, to_colour, rows, options, memo)
         if q < NUM_KINDS:
             if ok:
                 plays[k] = 1

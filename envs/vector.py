@@ -28,10 +28,10 @@ Conventions (the same for every game and backend):
 - The result's arrays are the batch's own buffers, rewritten by every step: read or copy
   them, never write into them.
 
-Backends: Liniell and Qwirkle Cards run on their compiled cores (one compiled call per step
-for the whole batch, ``threads`` > 1 spreading the games over threads) where available; the
-other games step their game models one by one into the same buffers (``threads`` is then
-ignored). ``engine="reference"`` forces the game-model backend.
+Backends: Liniell, Qwirkle and Qwirkle Cards run on their compiled cores (one compiled call
+per step for the whole batch, ``threads`` > 1 spreading the games over threads) where
+available; the other games step their game models one by one into the same buffers
+(``threads`` is then ignored). ``engine="reference"`` forces the game-model backend.
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from .core.aec import TabletopAECEnv, wrap
 from .core.model import check_engine
 from .qwirkle_cards.actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
-from .qwirkle_cards.game import DEFAULT_MAX_TURNS, QwirkleCardsGame
+from .qwirkle_cards.game import DEFAULT_MAX_TURNS
 from .qwirkle_cards.model import (
     MAX_PILE,
     MAX_PLAYERS,
@@ -213,12 +213,14 @@ class raw_env(TabletopAECEnv):
         max_turns: int = DEFAULT_MAX_TURNS,
         engine: str = "compiled",
     ) -> None:
-        game_class: type[QwirkleCardsGame] = QwirkleCardsGame
+        model: QwirkleCardsModel
         if check_engine(engine) == "compiled":
-            from .qwirkle_cards.compiled_turns import CompiledQwirkleCardsGame
+            # compiled masks and observations over the engine with the compiled turn builder
+            from .qwirkle_cards.compiled_model import QwirkleCardsCompiledModel
 
-            game_class = CompiledQwirkleCardsGame
-        model = QwirkleCardsModel(num_players, end_rule, max_turns, game_class=game_class)
+            model = QwirkleCardsCompiledModel(num_players, end_rule, max_turns)
+        else:
+            model = QwirkleCardsModel(num_players, end_rule, max_turns)
         self.engine = engine
         self.end_rule = end_rule
         self.max_turns = max_turns

@@ -42,14 +42,10 @@ class QwirkleCardsCompiledModel(QwirkleCardsModel):
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
     ) -> None:
-        super().__init__(num_players, end_rule, max_turns)
+        super().__init__(num_players, end_rule, max_turns, game_class=CompiledQwirkleCardsGame)
         self._offsets = np.array([self.layout.slice(f).start for f in FIELDS], dtype=np.int64)
         if self.layout["qwirkles"].shape != (MAX_PLAYERS, NUM_LINES):
             raise AssertionError("the compiled observation expects 4 x 12 Qwirkle counts")
-
-    def new_state(self, rng: np.random.Generator) -> CompiledQwirkleCardsGame:
-        game_rng = np.random.default_rng(rng.integers(2**63))
-        return CompiledQwirkleCardsGame(self.num_players, game_rng, self.end_rule, self.max_turns)
 
     def legal_mask(self, state: CompiledQwirkleCardsGame) -> np.ndarray:  # type: ignore[override]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)

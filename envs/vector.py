@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from .core.batch import BatchBuffers
 from .core.model import GameModel, Outcome
 from .errors import ConfigError, IllegalActionError
 from .registry import make
@@ -80,7 +81,7 @@ class BatchResult:
     """``(N, players)``: the final scores of each slot's last finished game."""
 
 
-class ModelBatch:
+class ModelBatch(BatchBuffers):
     """N games of any :class:`~.core.model.GameModel`, stepped one by one into shared
     buffers with the batched API's conventions (module docstring)."""
 
@@ -88,15 +89,9 @@ class ModelBatch:
         self.model = model
         self.num_envs = num_envs
         self.reward = reward
-        n, size, actions = model.num_players, model.layout.size, model.info.num_actions
-        self.observation = np.zeros((num_envs, size), dtype=np.float32)
-        self.action_mask = np.zeros((num_envs, actions), dtype=np.int8)
-        self.current_player = np.zeros(num_envs, dtype=np.int64)
-        self.rewards = np.zeros((num_envs, n), dtype=np.float32)
-        self.terminated = np.zeros(num_envs, dtype=np.bool_)
-        self.truncated = np.zeros(num_envs, dtype=np.bool_)
-        self.final_observation = np.zeros((num_envs, size), dtype=np.float32)
-        self.episode_scores = np.zeros((num_envs, n), dtype=np.float32)
+        self._allocate_buffers(
+            num_envs, model.num_players, model.layout.size, model.info.num_actions
+        )
         self._rngs = [np.random.default_rng([seed, i]) for i in range(num_envs)]
         self._states: list[Any] = [None] * num_envs
         self._outcomes: list[Outcome | None] = [None] * num_envs

@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.batch import BatchBuffers
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled as core
@@ -69,7 +70,7 @@ def _positive_int(name: str, value: Any) -> int:
     return int(value)
 
 
-class LiniellBatch:
+class LiniellBatch(BatchBuffers):
     """``num_envs`` Liniell games stepped together (see the module docstring)."""
 
     def __init__(
@@ -97,14 +98,7 @@ class LiniellBatch:
         size, actions = self.model.layout.size, self.model.info.num_actions
         self.states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
         self.states[:, core.NUM_PLAYERS] = n
-        self.observation = np.zeros((n_envs, size), dtype=np.float32)
-        self.action_mask = np.zeros((n_envs, actions), dtype=np.int8)
-        self.current_player = np.zeros(n_envs, dtype=np.int64)
-        self.rewards = np.zeros((n_envs, n), dtype=np.float32)
-        self.terminated = np.zeros(n_envs, dtype=np.bool_)
-        self.truncated = np.zeros(n_envs, dtype=np.bool_)
-        self.final_observation = np.zeros((n_envs, size), dtype=np.float32)
-        self.episode_scores = np.zeros((n_envs, n), dtype=np.float32)
+        self._allocate_buffers(n_envs, n, size, actions)
         self.final_states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
         self.episodes = np.zeros(n_envs, dtype=np.int64)
         """Games started in each slot so far."""

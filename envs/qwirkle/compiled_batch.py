@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.batch import BatchBuffers
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
@@ -220,7 +221,7 @@ def _sample(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
                 pick -= 1
 
 
-class QwirkleBatch:
+class QwirkleBatch(BatchBuffers):
     """``num_envs`` Qwirkle games stepped together (observation and mask after every step).
 
     Public arrays, updated in place by :meth:`reset` and :meth:`step` (read them, copy what
@@ -290,14 +291,7 @@ class QwirkleBatch:
         self._started = False
         self._endings = np.zeros(n, dtype=np.int8)
         """Per slot, how its last finished game ended: 0 none yet, 1 by the rules, 2 cut."""
-        self.observation = np.zeros((n, size), dtype=np.float32)
-        self.action_mask = np.zeros((n, actions), dtype=np.int8)
-        self.current_player = np.zeros(n, dtype=np.int64)
-        self.rewards = np.zeros((n, players), dtype=np.float32)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.truncated = np.zeros(n, dtype=np.bool_)
-        self.final_observation = np.zeros((n, size), dtype=np.float32)
-        self.episode_scores = np.zeros((n, players), dtype=np.float32)
+        self._allocate_buffers(n, players, size, actions)
         self._no_actions = np.zeros(n, dtype=np.int64)
         bounds = np.linspace(0, n, self.threads + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds) if hi > lo]

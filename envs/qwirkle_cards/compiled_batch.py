@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.batch import BatchBuffers
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from .actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
@@ -268,7 +269,7 @@ def env_generators(seed: int, num_envs: int) -> list[np.random.Generator]:
     return [np.random.default_rng([seed, i]) for i in range(num_envs)]
 
 
-class QwirkleCardsBatch:
+class QwirkleCardsBatch(BatchBuffers):
     """``num_envs`` games of Qwirkle Cards for ``num_players`` stepped together (module
     docstring). After :meth:`reset` and every :meth:`step` the public arrays hold:
 
@@ -311,15 +312,7 @@ class QwirkleCardsBatch:
         self._win = reward == "win"
         size = self.model.layout.size
         self._offsets = np.array([self.model.layout.slice(f).start for f in FIELDS], dtype=np.int64)
-        self.observation = np.zeros((n, size), dtype=np.float32)
-        self.action_mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
-        self.current_player = np.zeros(n, dtype=np.int64)
-        """The seat to act in each game (``scalars[:, TO_MOVE]``, copied after each step)."""
-        self.rewards = np.zeros((n, p), dtype=np.float32)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.truncated = np.zeros(n, dtype=np.bool_)
-        self.final_observation = np.zeros((n, size), dtype=np.float32)
-        self.episode_scores = np.zeros((n, p), dtype=np.float32)
+        self._allocate_buffers(n, p, size, NUM_ACTIONS)  # current_player: scalars' TO_MOVE
         self._hands = np.zeros((n, p, NUM_KINDS), dtype=np.int64)
         self._table = np.zeros((n, NUM_KINDS), dtype=np.int64)
         self._pile = np.zeros((n, TOTAL_CARDS), dtype=np.int64)

@@ -42,13 +42,12 @@ from typing import Any
 
 import numpy as np
 
-from .core.batch import BatchBuffers
+from .core.batch import BatchBuffers, check_batch_options
 from .core.model import GameModel, Outcome
 from .errors import ConfigError, IllegalActionError
 from .registry import make
 
 ENGINES = ("compiled", "reference")
-REWARDS = ("win", "score")
 
 _COMPILED_BATCHES: dict[str, str] = {
     "liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch",
@@ -221,13 +220,7 @@ class VectorGames:
         engine: str = "compiled",
         **env_kwargs: Any,
     ) -> None:
-        for label, value, low in (("num_envs", num_envs, 1), ("threads", threads, 1)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise ConfigError(f"{label} must be an int >= {low}, got {value!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
-        if reward not in REWARDS:
-            raise ConfigError(f"reward={reward!r} is not supported; allowed: {REWARDS}")
+        num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
         if engine not in ENGINES:
             raise ConfigError(f"engine={engine!r} is unknown; allowed: {ENGINES}")
         raw = make(name, raw=True, num_players=num_players, **env_kwargs)

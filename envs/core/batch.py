@@ -3,7 +3,35 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from ..errors import ConfigError
+
+REWARDS = ("win", "score")
+"""Reward modes of the batched API."""
+MAX_THREADS = 64
+"""The most threads a batch may be spread over."""
+
+
+def check_batch_options(
+    num_envs: Any, seed: Any, threads: Any, reward: Any
+) -> tuple[int, int, int]:
+    """``(num_envs, seed, threads)`` as ints, or a clear :class:`ConfigError` naming the
+    option and what is allowed (``reward`` must be one of :data:`REWARDS`).
+
+    >>> check_batch_options(256, 0, 1, "win")
+    (256, 0, 1)
+    """
+    for name, value, low in (("num_envs", num_envs, 1), ("seed", seed, 0), ("threads", threads, 1)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ConfigError(f"{name}={value!r} is not allowed; allowed: an int >= {low}")
+    if threads > MAX_THREADS:
+        raise ConfigError(f"threads={threads} is not allowed; allowed: 1 to {MAX_THREADS}")
+    if reward not in REWARDS:
+        raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
+    return int(num_envs), int(seed), int(threads)
 
 
 class BatchBuffers:
@@ -39,4 +67,4 @@ class BatchBuffers:
         self.episode_scores = np.zeros((num_envs, num_players), dtype=np.float32)
 
 
-__all__ = ["BatchBuffers"]
+__all__ = ["MAX_THREADS", "REWARDS", "BatchBuffers", "check_batch_options"]

@@ -49,25 +49,15 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..core.batch import BatchBuffers
+from ..core.batch import BatchBuffers, check_batch_options
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled as core
 from .compiled_model import LiniellCompiledModel, LiniellCompiledState
 from .tileset import NUM_TILES, TileSet
-
-REWARDS = ("win", "score")
-MAX_THREADS = 64
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ConfigError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
 
 
 class LiniellBatch(BatchBuffers):
@@ -82,14 +72,7 @@ class LiniellBatch(BatchBuffers):
         reward: str = "win",
         tile_set: str | Path | TileSet = "default",
     ) -> None:
-        n_envs = _positive_int("num_envs", num_envs)
-        self.threads = _positive_int("threads", threads)
-        if self.threads > MAX_THREADS:
-            raise ConfigError(f"threads={threads} is not allowed; allowed: 1 to {MAX_THREADS}")
-        if reward not in REWARDS:
-            raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        n_envs, seed, self.threads = check_batch_options(num_envs, seed, threads, reward)
         self.model = LiniellCompiledModel(num_players=num_players, tile_set=tile_set)
         self.num_envs = n_envs
         self.num_players = n = self.model.num_players
@@ -196,4 +179,4 @@ class LiniellBatch(BatchBuffers):
         return LiniellCompiledState(self.states[i].copy())
 
 
-__all__ = ["MAX_THREADS", "REWARDS", "LiniellBatch"]
+__all__ = ["LiniellBatch"]

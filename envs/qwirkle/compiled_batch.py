@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..core.batch import BatchBuffers
+from ..core.batch import BatchBuffers, check_batch_options
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
@@ -40,8 +40,6 @@ from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
 
 UNIFORMS = 1024
 """Uniforms drawn ahead per game for exchanges (refilled before they run out)."""
-REWARDS = ("score", "win")
-MAX_THREADS = 64
 
 
 @njit(cache=True)
@@ -259,17 +257,7 @@ class QwirkleBatch(BatchBuffers):
         max_turns: int = DEFAULT_MAX_TURNS,
         window: int = DEFAULT_WINDOW,
     ) -> None:
-        for name, value in (("num_envs", num_envs), ("threads", threads), ("seed", seed)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise ConfigError(f"{name} must be an int, got {type(value).__name__}")
-        if seed < 0:
-            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
-        if num_envs < 1:
-            raise ConfigError(f"num_envs={num_envs} is not allowed; allowed: 1 or more")
-        if not 1 <= threads <= MAX_THREADS:
-            raise ConfigError(f"threads={threads} is not allowed; allowed: 1 to {MAX_THREADS}")
-        if reward not in REWARDS:
-            raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
+        num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
         self.model = QwirkleCompiledModel(num_players, max_turns, window)
         """The single-game model: layout, codec and rules of every game in the batch."""
         self.num_envs = n = int(num_envs)

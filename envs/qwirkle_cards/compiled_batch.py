@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..core.batch import BatchBuffers
+from ..core.batch import BatchBuffers, check_batch_options
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from .actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
@@ -294,14 +294,7 @@ class QwirkleCardsBatch(BatchBuffers):
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ConfigError(f"threads must be a positive int, got {threads!r}")
-        if reward not in ("win", "score"):
-            raise ConfigError(f"reward={reward!r} is not supported; allowed: 'win', 'score'")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
         self.model = QwirkleCardsModel(num_players, end_rule, max_turns)
         self.num_envs = n = num_envs
         self.num_players = p = self.model.num_players

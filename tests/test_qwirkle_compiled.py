@@ -20,13 +20,14 @@ import pytest
 from tabletop_rl.envs import qwirkle_v0
 from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.core.conformance import check_env
-from tabletop_rl.envs.qwirkle import Board, GameState
+from tabletop_rl.envs.qwirkle import Board
 from tabletop_rl.envs.qwirkle.compiled import CompiledQwirkleState, QwirkleCompiledModel
 from tabletop_rl.envs.qwirkle.compiled_batch import QwirkleBatch
 from tabletop_rl.envs.qwirkle.model import QwirkleModel
 from tabletop_rl.envs.vector import VectorGames
 
 sys.path.insert(0, str(Path(__file__).parent))
+from qwirkle_positions import random_position
 from test_qwirkle_oracle import oracle_moves
 
 
@@ -151,21 +152,6 @@ def test_text_paths_and_hidden_resampling_match_the_reference() -> None:
 
 
 # ------------------------------------------------------------------ the oracle
-def _position(seed: int, turns: int) -> GameState:
-    """A mid-game position of the reference engine after random whole turns."""
-    rng = np.random.default_rng(seed)
-    game = GameState(2, rng)
-    for _ in range(turns):
-        moves = game.legal_moves()
-        if game.finished:
-            break
-        if moves:
-            game.place(moves[int(rng.integers(len(moves)))])
-        elif game.max_exchange():
-            game.exchange(game.hand[: game.max_exchange()])
-        else:
-            game.pass_turn()
-    return game
 
 
 def _reachable_turns(
@@ -204,7 +190,7 @@ def _reachable_turns(
 
 @pytest.mark.parametrize(("seed", "turns"), [(1, 2), (2, 5), (3, 8), (4, 11), (5, 14), (6, 6)])
 def test_compiled_masks_and_scores_match_the_brute_force_oracle(seed: int, turns: int) -> None:
-    game = _position(seed, turns)
+    game = random_position(seed, turns)
     if game.finished or game.first_turn:
         pytest.skip("the position is not a mid-game turn start")
     model = QwirkleCompiledModel(2)
@@ -214,7 +200,7 @@ def test_compiled_masks_and_scores_match_the_brute_force_oracle(seed: int, turns
 
 @pytest.mark.parametrize("seed", range(4))
 def test_compiled_single_tile_fits_match_board_legality(seed: int) -> None:
-    game = _position(seed, 10)
+    game = random_position(seed, 10)
     model = QwirkleCompiledModel(2)
     state = model.state_of(game.clone())
     r0, c0, r1, c1 = game.board.bounds()

@@ -5,13 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop_rl.envs.qwirkle import (
     Board,
-    GameState,
     first_turn_moves,
     largest_sets,
     legal_moves,
@@ -19,6 +17,7 @@ from tabletop_rl.envs.qwirkle import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+from qwirkle_positions import random_position
 from test_qwirkle_oracle import oracle_moves
 
 
@@ -55,26 +54,10 @@ def test_every_prefix_of_a_generated_move_is_legal() -> None:
             assert board.is_legal(move[:k]), move
 
 
-def _position(seed: int, turns: int) -> GameState:
-    rng = np.random.default_rng(seed)
-    game = GameState(2, rng)
-    for _ in range(turns):
-        moves = game.legal_moves()
-        if game.finished:
-            break
-        if moves:
-            game.place(moves[int(rng.integers(len(moves)))])
-        elif game.max_exchange():
-            game.exchange(game.hand[: game.max_exchange()])
-        else:
-            game.pass_turn()
-    return game
-
-
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10_000), turns=st.integers(1, 14))
 def test_generator_matches_brute_force(seed: int, turns: int) -> None:
-    game = _position(seed, turns)
+    game = random_position(seed, turns)
     if game.finished:
         return
     hand = game.hand

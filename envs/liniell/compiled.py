@@ -470,25 +470,27 @@ def score_line(s: np.ndarray, geom: np.ndarray, root: int) -> None:
 
 
 @njit(cache=True)
-def player_points(s: np.ndarray, player: int) -> int:
-    """``player``'s score as if the game ended now."""
+def _routes_total(s: np.ndarray, player: int, field: int) -> int:
+    """The sum of one route field (``ROUTE_POINTS`` or ``ROUTE_BLUE``) over the lines
+    ``player``'s placed pawns stand on."""
     total = 0
     for slot in range(2):
         piece = s[PAWNS + 2 * player + slot]
         if piece >= 0:
-            total += s[ROUTE_POINTS + PIECE_STRIDE * (find(s, piece))]
+            total += s[field + PIECE_STRIDE * (find(s, piece))]
     return total
+
+
+@njit(cache=True)
+def player_points(s: np.ndarray, player: int) -> int:
+    """``player``'s score as if the game ended now."""
+    return _routes_total(s, player, ROUTE_POINTS)
 
 
 @njit(cache=True)
 def player_blue(s: np.ndarray, player: int) -> int:
     """Blue diamonds at the ends of ``player``'s scored routes (the tie-break)."""
-    total = 0
-    for slot in range(2):
-        piece = s[PAWNS + 2 * player + slot]
-        if piece >= 0:
-            total += s[ROUTE_BLUE + PIECE_STRIDE * (find(s, piece))]
-    return total
+    return _routes_total(s, player, ROUTE_BLUE)
 
 
 @njit(cache=True)

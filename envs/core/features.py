@@ -1,0 +1,186 @@
+"""Observation features: what the rules engine knows and a network would have to rediscover.
+
+A game's basic observation shows the position; a :class:`FeatureSet` adds named fields computed
+from it by the rules (the points a placement would score, the lines an opponent could complete,
+...). :class:`FeatureModel` wraps any :class:`~.model.GameModel`: its layout is the base layout
+followed by the feature fields, its ``observe`` writes the base observation and then the
+features, and everything else (rules, masks, outcomes, rendering) is the base model's. The
+environments switch it on with ``features=True``; each environment's docstring documents its
+feature fields (a game's feature set is declared next to its model, in ``<game>/features.py``).
+
+Features describe the position as ``player`` sees it: a feature set receives the model, the
+state, the observer, the observer's base observation as named views, and the observer's legal
+mask when the observer is the player to act (``None`` otherwise: features that depend on the
+moves available are then all zeros).
+
+>>> import numpy as np
+>>> from tabletop_rl.envs.core.observation import Field
+>>> from tabletop_rl.envs.liniell.model import LiniellModel
+>>> def count_legal(model, state, player, base, mask, out):
+...     out["legal_count"][0] = 0 if mask is None else mask.sum()
+>>> legal = FeatureSet(
+...     "legal", (Field("legal_count", (1,), "legal actions", high=1e4),), count_legal
+... )
+>>> model = FeatureModel(LiniellModel(), legal)
+>>> state = model.new_state(np.random.default_rng(0))
+>>> obs = model.observe(state, model.current_player(state))
+>>> int(model.layout.decode(obs)["legal_count"][0]) == int(model.legal_mask(state).sum())
+True
+>>> model.layout.size == model.base.layout.size + 1
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .model import GameModel, Outcome, StepResult
+from .observation import Field, ObservationLayout
+from .symmetry import Symmetries
+
+FeatureWriter = Callable[
+    [GameModel, Any, int, dict[str, np.ndarray], np.ndarray | None, dict[str, np.ndarray]],
+    None,
+]
+"""``write(model, state, player, base_views, mask, out_views)``: fill ``out_views`` (the
+feature fields, zeroed beforehand) for ``player``; ``mask`` is ``player``'s legal mask when
+``player`` is to act, else ``None``."""
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """Named feature fields and the function that writes them (see the module docstring)."""
+
+    name: str
+    fields: tuple[Field, ...]
+    write: FeatureWriter
+
+
+class FeatureModel(GameModel):
+    """``base`` with ``features`` appended to every observation (see the module docstring).
+
+    Attributes of the base model that are not part of the game-model interface (a game's
+    extras, such as Qwirkle's ``window``) are read through to the base.
+    """
+
+    def __init__(self, base: GameModel, features: FeatureSet) -> None:
+        clash = {f.name for f in features.fields} & {f.name for f in base.layout}
+        if clash:
+            raise ValueError(f"feature fields {sorted(clash)} clash with the base observation")
+        self.base = base
+        self.features = features
+        self.info = base.info
+        self.num_players = base.num_players
+        self.codec = base.codec
+        self.layout = ObservationLayout((*base.layout, *features.fields))
+        self._base_size = base.layout.size
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("base", "features"):
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
+    # ----------------------------------------------------------- the rules
+    def new_state(self, rng: np.random.Generator) -> Any:
+        return self.base.new_state(rng)
+
+    def current_player(self, state: Any) -> int:
+        return self.base.current_player(state)
+
+    def legal_mask(self, state: Any) -> np.ndarray:
+        return self.base.legal_mask(state)
+
+    def step(self, state: Any, action: int) -> StepResult:
+        return self.base.step(state, action)
+
+    def is_over(self, state: Any) -> bool:
+        return self.base.is_over(state)
+
+    def outcome(self, state: Any) -> Outcome | None:
+        return self.base.outcome(state)
+
+    def scores(self, state: Any) -> tuple[float, ...]:
+        return self.base.scores(state)
+
+    def explain_illegal(self, state: Any, action: int) -> str:
+        return self.base.explain_illegal(state, action)
+
+    # -------------------------------------------------------- observation
+    def observe(self, state: Any, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            out = np.empty(self.layout.size, dtype=np.float32)
+        base_obs = out[: self._base_size]
+        self.base.observe(state, player, base_obs)
+        out[self._base_size :] = 0.0
+        mask = None
+        if not self.base.is_over(state) and self.base.current_player(state) == player:
+            mask = self.base.legal_mask(state)
+        views = self.layout.views(out)
+        self.features.write(
+            self.base,
+            state,
+            player,
+            {f.name: views[f.name] for f in self.base.layout},
+            mask,
+            {f.name: views[f.name] for f in self.features.fields},
+        )
+        return out
+
+    def action_layout(self) -> ObservationLayout:
+        return self.base.action_layout()
+
+    def symmetries(self) -> Symmetries | None:
+        """None: feature planes may carry a direction (rows against columns), so the base
+        game's symmetries do not carry over to them."""
+        return None
+
+    # ------------------------------------------------- hidden information
+    def copy(self, state: Any) -> Any:
+        return self.base.copy(state)
+
+    def resample_hidden(self, state: Any, player: int, rng: np.random.Generator) -> None:
+        self.base.resample_hidden(state, player, rng)
+
+    def determinize(self, state: Any, player: int, rng: np.random.Generator) -> Any:
+        return self.base.determinize(state, player, rng)
+
+    def public_view(self, state: Any, player: int) -> Any:
+        return self.base.public_view(state, player)
+
+    # ---------------------------------------------------------- invariants
+    def engine_state(self, state: Any) -> Any:
+        return self.base.engine_state(state)
+
+    def check_invariants(self, state: Any) -> None:
+        self.base.check_invariants(state)
+
+    def monotone_scores(self, state: Any) -> tuple[float, ...]:
+        return self.base.monotone_scores(state)
+
+    # ------------------------------------------------------------- extras
+    def describe_action(self, state: Any, action: int) -> str:
+        return self.base.describe_action(state, action)
+
+    def player_info(self, state: Any, player: int) -> dict[str, Any]:
+        return self.base.player_info(state, player)
+
+    def to_text(self, state: Any) -> str:
+        return self.base.to_text(state)
+
+    def render_ansi(self, state: Any, viewer: int) -> str:
+        return self.base.render_ansi(state, viewer)
+
+    def render_rgb(self, state: Any, viewer: int) -> np.ndarray:
+        return self.base.render_rgb(state, viewer)
+
+
+def with_features(model: GameModel, features: FeatureSet | None) -> GameModel:
+    """``model`` with ``features`` appended to its observation (``model`` itself for None)."""
+    return model if features is None else FeatureModel(model, features)
+
+
+__all__ = ["FeatureModel", "FeatureSet", "FeatureWriter", "with_features"]

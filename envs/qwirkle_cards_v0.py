@@ -46,7 +46,7 @@ for agent in env.agent_iter():
 
 ## Arguments
 
-`qwirkle_cards_v0.env(num_players=2, render_mode=None, reward="win", end_rule="finish_round", max_turns=500, engine="compiled")`
+`qwirkle_cards_v0.env(num_players=2, render_mode=None, reward="win", end_rule="finish_round", max_turns=500, engine="compiled", features=False)`
 
 - `num_players`: 2 to 4. Agents are `player_0` ... `player_{n-1}`; the deal, the start tie-break
   and the shuffles of forced redraws are drawn from the seed given to `reset`.
@@ -57,6 +57,8 @@ for agent in env.agent_iter():
 - `engine`: `"compiled"` (default: the turn masks and the table-validity solver run as numba
   code, `tabletop_rl.envs.qwirkle_cards.compiled_turns`) or `"reference"` (the readable rules
   engine they are checked against). The same seed gives the same game in both.
+- `features`: `True` appends the observation features below (which lines the table leaves
+  open, and to whom) to `observation`; `False` (default) leaves the observation as above.
 
 ## Turn structure and actions
 
@@ -136,6 +138,57 @@ padded with zeros to 4.
   (the current one included).
 - `turn_progress`: turns played so far divided by `max_turns`.
 
+### Features
+
+With `features=True` these fields follow `turn_progress` (the observation then has 373
+entries): what the rules already know about the lines and a network would otherwise have to
+rediscover from the card counts. Every player may regroup the whole table, so a line whose
+kinds lie on the table but for one or two is completed by the next player whose hand holds
+the missing kinds; the scripted `heuristic` agent wins by not leaving such lines.
+(`tabletop_rl.envs.qwirkle_cards.features` computes them.)
+
+| field | shape | offset | values | meaning |
+|---|---|---|---|---|
+| `line_missing` | (12,) | 225 | [0, 6] | kinds of each line missing from the table the selection leaves |
+| `line_short` | (12,) | 237 | [0, 6] | of those, kinds the observer does not hold (0: own cards complete the line) |
+| `line_unseen` | (12,) | 249 | [0, 6] | of those, kinds with a copy the observer cannot see |
+| `line_next_chance` | (12,) | 261 | [0, 1] | probability that the next player's hand holds every missing kind |
+| `action_next_qwirkles` | (50,) | 273 | [0, 12] | per legal action: next player's expected completable lines after it |
+| `action_own_lines` | (50,) | 323 | [0, 12] | per legal action: lines the observer's kept cards complete after it |
+
+The line fields describe the table *the selection leaves*: the table at the start of the turn
+plus the cards played so far this turn minus the cards of the Qwirkles taken so far (at the
+start of a turn, the table itself). A Qwirkle's cards that the acting player must still play
+from the hand are not on that table and no longer theirs to keep. A kind is *missing* from a
+line when no copy of it lies on that table.
+
+- `line_missing`: the line's kinds missing (0: the six kinds lie on the table).
+- `line_short`: of the missing kinds, those not in the observer's hand (the cards they keep:
+  for the acting player, the hand less the Qwirkles' cards still to play). 0: with the
+  table, the observer's cards hold the line's Qwirkle (taking it also needs the rest of the
+  table to split into rows; at the start of the observer's turn the take actions' mask says
+  exactly which Qwirkles can be taken).
+- `line_unseen`: of the missing kinds, those with a copy the observer cannot see (`unseen`:
+  in the other hands or the pile). Below `line_missing`, no opponent can complete the line
+  before the table changes.
+- `line_next_chance`: the probability that the next player's hand (the seat after the
+  observer) holds every missing kind, for a hand of their size drawn from the unseen copies:
+  inclusion-exclusion over the missing kinds' unseen copies, the `heuristic` agent's estimate.
+  1 for a line that lies whole on the table; 0 when a missing kind has no unseen copy or the
+  next player holds no card.
+- `action_next_qwirkles`: for each legal action of the observer (0 for the others, and all 0
+  when the observer is not to act), the sum of `line_next_chance` over the lines once the
+  action is taken: the Qwirkles the next player is expected to be able to complete. Playing a
+  card adds it to the table (or pays a Qwirkle's card), taking a Qwirkle removes its six
+  cards, ending the turn and the redraw leave the table as it is.
+- `action_own_lines`: for each legal action, the lines with `line_short` 0 once the action is
+  taken (the lines the observer keeps the cards to complete; 0 for the redraw, which returns
+  the hand to the pile).
+
+The features are computed from the observer's own observation fields only (hand, table,
+the turn's selection, hand sizes, `unseen`), so they show nothing the observer cannot see,
+and both engines give the same values.
+
 ## Rewards
 
 - `reward="win"` (default): at the end +1 to every player with the most Qwirkles and -1 to
@@ -175,6 +228,8 @@ padded with zeros to 4.
 ## Version history
 
 - v0: first release.
+- v0, `features=True` added: the line and per-action features above (the default
+  observation is unchanged).
 """
 
 from __future__ import annotations
@@ -184,8 +239,11 @@ from typing import Any
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .core.aec import TabletopAECEnv, wrap
+from .core.features import with_features
 from .core.model import check_engine
+from .errors import ConfigError
 from .qwirkle_cards.actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
+from .qwirkle_cards.features import QWIRKLE_CARDS_FEATURES
 from .qwirkle_cards.game import DEFAULT_MAX_TURNS
 from .qwirkle_cards.model import (
     MAX_PILE,
@@ -212,7 +270,10 @@ class raw_env(TabletopAECEnv):
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
         engine: str = "compiled",
+        features: bool = False,
     ) -> None:
+        if not isinstance(features, bool):
+            raise ConfigError(f"features must be True or False, got {features!r}")
         model: QwirkleCardsModel
         if check_engine(engine) == "compiled":
             # compiled masks and observations over the engine with the compiled turn builder
@@ -224,7 +285,12 @@ class raw_env(TabletopAECEnv):
         self.engine = engine
         self.end_rule = end_rule
         self.max_turns = max_turns
-        super().__init__(model, render_mode=render_mode, reward=reward)
+        self.features = features
+        super().__init__(
+            with_features(model, QWIRKLE_CARDS_FEATURES if features else None),
+            render_mode=render_mode,
+            reward=reward,
+        )
 
 
 def parallel_env(**kwargs: Any) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
@@ -27,6 +29,23 @@ def test_docstring_is_true_to_the_spaces(name: str) -> None:
     doc = module.__doc__ or ""
     assert spec_table(env, f"from tabletop_rl.envs import {name}") in doc
     assert env.layout.markdown_table() in doc
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in ENVS if "features" in inspect.signature(env_module(n).raw_env).parameters]
+)
+def test_docstring_feature_rows_are_true_to_the_features(name: str) -> None:
+    """An environment with ``features=True`` documents every feature field as a row of its
+    observation table (name, shape, offset, values, meaning), as ``layout.markdown_table``
+    writes it for the observation with features."""
+    module = env_module(name)
+    base = {f.name for f in module.raw_env().layout}
+    full = module.raw_env(features=True).layout
+    rows = full.markdown_table().splitlines()[2:]
+    added = [row for row, f in zip(rows, full, strict=True) if f.name not in base]
+    assert added, "features=True adds no field"
+    missing = [row for row in added if row not in (module.__doc__ or "")]
+    assert not missing, f"feature rows missing from the docstring: {missing}"
 
 
 @pytest.mark.parametrize("name", ENVS)

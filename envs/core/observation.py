@@ -110,6 +110,11 @@ class ObservationLayout:
             raise ValueError(
                 f"observation has {obs.shape[-1]} entries, the layout expects {self.size}"
             )
+        if not lead:  # one observation (every observe call): plain slices, reshaped if needed
+            return {
+                f.name: obs[s] if len(f.shape) == 1 else obs[s].reshape(f.shape)
+                for f, s in zip(self.fields, self._slices.values(), strict=True)
+            }
         return {
             f.name: obs[..., self._slices[f.name]].reshape(*lead, *f.shape) for f in self.fields
         }

@@ -166,7 +166,9 @@ def _totals(
 
 
 @njit(cache=True, nogil=True)
-def _settle(after: np.ndarray, hand: np.ndarray, owes: bool, left: np.ndarray, kept: np.ndarray):
+def _settle(
+    after: np.ndarray, hand: np.ndarray, owes: bool, left: np.ndarray, kept: np.ndarray
+) -> None:
     """The table ``left`` and the observer's kept cards ``kept`` from the selection's
     ``after`` counts (negative: owed by the acting player, who is the observer if ``owes``)."""
     for k in range(NUM_KINDS):

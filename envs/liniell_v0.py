@@ -40,7 +40,7 @@ for agent in env.agent_iter():
 
 ## Arguments
 
-`liniell_v0.env(num_players=2, render_mode=None, reward="win", tile_set="default", engine="compiled")`
+`liniell_v0.env(num_players=2, render_mode=None, reward="win", tile_set="default", engine="compiled", features=False)`
 
 - `num_players`: 2 to 4. Agents are `player_0` ... `player_{n-1}`; the starting player and
   the stack order are drawn from the seed given to `reset`.
@@ -51,6 +51,7 @@ for agent in env.agent_iter():
 - `engine`: `"compiled"` (default: the numba core, `tabletop_rl.envs.liniell.compiled`) or
   `"reference"` (the readable rules engine it is checked against). The same seed gives the
   same game, observation for observation, in both.
+- `features`: append the lay features to the observation (see Features); off by default.
 
 ## Tiles and lines
 
@@ -136,6 +137,41 @@ following seats in turn order, padded with zeros to 4.
   diamonds at their routes' ends (the tie-break).
 - `seated`, `to_act`, `phase`: seats in play, the seat to act, and the step.
 
+## Features
+
+With `features=True` the observation continues after `phase` with five fields that say what
+each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`). A
+lay changes routes several tiles away (a route is a longest path), which the `routes`
+planes show only for the position as it is; these fields give every legal lay's
+consequence, the numbers the greedy agent reads from the rules engine. They follow the lay
+action group: shape (7, 7, 4) (window row, window column, rotation; `channels_last`, over
+the window of the `tiles` planes), entry `4 * cell + rotation` for lay action `4 * cell +
+rotation`. All are 0 for illegal lays, outside the lay step and when the observer is not
+the player to act; they do not depend on the hidden stack order. Both engines give the
+same values.
+
+| field | shape | offset | values | meaning |
+|---|---|---|---|---|
+| `lay_legal` | (7, 7, 4) | 2707 | [0, 1] | 1 for each legal lay of the drawn tile (cell x rotation) |
+| `lay_gain` | (7, 7, 4) | 2903 | [-38, 38] | change of the observer's provisional score that this lay makes |
+| `lay_opponent_gain` | (7, 7, 4) | 3099 | [-38, 38] | change of the best opponent's provisional score that this lay makes |
+| `lay_turn_margin` | (7, 7, 4) | 3295 | [-38, 38] | observer's score minus the best opponent's after the best turn starting with this lay (best occupation, none, or compulsory moves): greedy's value of the lay |
+| `lay_join` | (7, 7, 4) | 3491 | [0, 1] | 1 where this lay joins lines of different players (a compulsory move follows) |
+
+- `lay_gain`, `lay_opponent_gain`: the lay alone, before any occupation: lines through the
+  new tile grow, close with a diamond, or change route (a score can fall: a second diamond
+  makes a line score diamond to diamond). "Best opponent" is the highest score among the
+  other seats, before and after the lay.
+- `lay_turn_margin`: the lay followed by the occupation (or none) that leaves the best
+  margin, or after a join the best compulsory moves; the highest entry is the greedy
+  agent's lay.
+- `lay_join`: the lay joins lines occupied by different players, so a compulsory move
+  follows: the observer moves a pawn onto the joined line and the pawns on it go home.
+
+Cost (compiled engine, measured with `python benchmarks/bench_liniell_features.py`): see
+that script's docstring for the figures; the features are computed by one numba kernel over
+the legal lays.
+
 ## Rewards
 
 - `reward="win"` (default): at the end +1 to every winner and -1 to every other player; 0 to
@@ -175,6 +211,8 @@ and 48 with 3 or 4.
 
 - v0: first release (before it, the `routes` and `own_pawns` planes were added to the earlier
   2,413-entry observation; PPO results with and without them: `docs/results/ppo.md`).
+- v0, `features` option: the five lay feature fields (off by default; the observation
+  without them is unchanged).
 """
 
 from __future__ import annotations
@@ -185,7 +223,9 @@ from typing import Any
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .core.aec import TabletopAECEnv, wrap
+from .core.features import with_features
 from .core.model import GameModel, check_engine
+from .errors import ConfigError
 from .liniell.actions import NUM_ACTIONS, NUM_LAY, NUM_SOURCES, OCCUPY, SKIP
 from .liniell.model import (
     MAX_PLAYERS,
@@ -214,6 +254,7 @@ class raw_env(TabletopAECEnv):
         reward: str = "win",
         tile_set: str | Path | TileSet = "default",
         engine: str = "compiled",
+        features: bool = False,
     ) -> None:
         if check_engine(engine) == "compiled":
             from .liniell.compiled_model import LiniellCompiledModel
@@ -221,8 +262,15 @@ class raw_env(TabletopAECEnv):
             model: GameModel = LiniellCompiledModel(num_players=num_players, tile_set=tile_set)
         else:
             model = LiniellModel(num_players=num_players, tile_set=tile_set)
+        if not isinstance(features, bool):
+            raise ConfigError(f"features must be True or False, got {features!r}")
         self.engine = engine
+        self.features = features
         self.tile_set = model.tile_set
+        if features:
+            from .liniell.features import LINIELL_FEATURES
+
+            model = with_features(model, LINIELL_FEATURES)
         super().__init__(model, render_mode=render_mode, reward=reward)
 
 

@@ -23,7 +23,7 @@ cell (the order of action groups such as Liniell's ``4 * cell + rotation``); ``p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from math import prod
 
@@ -132,10 +132,14 @@ class ObservationLayout:
     def spatial_fields(self) -> list[Field]:
         return [f for f in self.fields if f.spatial]
 
-    def markdown_table(self) -> str:
-        """The table that each environment's module docstring must contain verbatim."""
+    def markdown_table(self, names: Collection[str] | None = None) -> str:
+        """The table that each environment's module docstring must contain verbatim (the
+        rows of the fields in ``names`` only, if given: an environment's optional feature
+        fields, with their offsets in the whole observation)."""
         rows = ["| field | shape | offset | values | meaning |", "|---|---|---|---|---|"]
         for f in self.fields:
+            if names is not None and f.name not in names:
+                continue
             s = self._slices[f.name]
             shape = "(" + ", ".join(str(d) for d in f.shape) + ("," if len(f.shape) == 1 else "")
             rows.append(

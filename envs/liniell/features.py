@@ -1,0 +1,329 @@
+"""Liniell's observation features: what each legal lay would do, as the rules engine says.
+
+A lay changes a line's route (its longest path between ends, rules reference "Scoring") at
+tiles far from the cell laid on, so a network that reads the ``routes`` planes still has to
+infer the route a new tile would make. The greedy agent reads that from the rules engine:
+it tries every placement, every occupation after it, and keeps the best provisional score
+margin. :data:`LINIELL_FEATURES` puts the same numbers into the observation, one entry per
+lay action, in the lay action group's order (window row, window column, rotation:
+``channels_last`` planes over the window of the ``tiles`` planes):
+
+- ``lay_legal``: 1 for every legal lay of the drawn tile.
+- ``lay_gain``: the change of the observer's provisional score the lay alone makes (its
+  lines grow, close, or change route; before any occupation).
+- ``lay_opponent_gain``: the change the lay makes to the best opponent's provisional score
+  (the highest score among the other seats, before and after).
+- ``lay_turn_margin``: the observer's score minus the best opponent's after the best turn
+  that starts with this lay: the lay followed by the best occupation or none, or by the best
+  compulsory moves after a join (greedy's value of the lay; its argmax is greedy's lay).
+- ``lay_join``: 1 where the lay joins lines occupied by different players, so that a
+  compulsory move follows (the observer takes the joined line, its pawns go home).
+
+All of them are zero outside the lay step, when the observer is not the player to act, and
+for illegal lays. The values do not depend on the hidden stack order: scores change only
+with the board and the pawns, never with the next tile drawn.
+
+Both engines compute the same values: the compiled engine with :func:`lay_features` (one
+numba kernel over the legal lays), the reference engine through the game-model interface
+(copy the state, step, read the scores; :func:`model_lay_features`).
+
+>>> import numpy as np
+>>> from tabletop_rl.envs.core.features import with_features
+>>> from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
+>>> model = with_features(LiniellCompiledModel(), LINIELL_FEATURES)
+>>> state = model.new_state(np.random.default_rng(0))
+>>> views = model.layout.decode(model.observe(state, model.current_player(state)))
+>>> views["lay_legal"].shape, int(views["lay_legal"].sum()) == int(model.legal_mask(state).sum())
+((7, 7, 4), True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..core.features import FeatureSet
+from ..core.model import GameModel
+from ..core.observation import Field
+from . import compiled as core
+from .actions import NUM_LAY, SKIP
+from .board import WINDOW
+from .compiled_model import LiniellCompiledModel
+from .model import MAX_SCORE
+
+LAY_SHAPE = (WINDOW, WINDOW, 4)
+"""The lay action group's shape: window row, window column, rotation."""
+
+
+def _lay_field(name: str, description: str, low: float, high: float) -> Field:
+    return Field(name, LAY_SHAPE, description, low=low, high=high, spatial=True, channels_last=True)
+
+
+FIELDS = (
+    _lay_field("lay_legal", "1 for each legal lay of the drawn tile (cell x rotation)", 0, 1),
+    _lay_field(
+        "lay_gain",
+        "change of the observer's provisional score that this lay makes",
+        -MAX_SCORE,
+        MAX_SCORE,
+    ),
+    _lay_field(
+        "lay_opponent_gain",
+        "change of the best opponent's provisional score that this lay makes",
+        -MAX_SCORE,
+        MAX_SCORE,
+    ),
+    _lay_field(
+        "lay_turn_margin",
+        "observer's score minus the best opponent's after the best turn starting with this "
+        "lay (best occupation, none, or compulsory moves): greedy's value of the lay",
+        -MAX_SCORE,
+        MAX_SCORE,
+    ),
+    _lay_field(
+        "lay_join",
+        "1 where this lay joins lines of different players (a compulsory move follows)",
+        0,
+        1,
+    ),
+)
+"""The feature fields, in observation order (see the module docstring)."""
+
+
+# ------------------------------------------------------------ compiled engine
+@njit(cache=True)
+def _best_opponent(s: np.ndarray, player: int) -> int:
+    best = -1
+    for p in range(s[core.NUM_PLAYERS]):
+        if p != player:
+            best = max(best, core.player_points(s, p))
+    return best
+
+
+@njit(cache=True)
+def _margin(s: np.ndarray, player: int) -> int:
+    return core.player_points(s, player) - _best_opponent(s, player)
+
+
+@njit(cache=True)
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src`` as a plain loop: numba compiles slice assignment to a generic loop
+    about 20 times slower than this one on a state vector."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
+def _in_turn(s: np.ndarray, player: int) -> bool:
+    return s[core.PHASE] != core.OVER and s[core.CURRENT] == player
+
+
+@njit(cache=True)
+def _best_turn(
+    s: np.ndarray,
+    geom: np.ndarray,
+    player: int,
+    work: np.ndarray,
+    masks: np.ndarray,
+    next_action: np.ndarray,
+) -> int:
+    """The best margin ``player`` reaches by finishing the turn from ``s``: a depth-first
+    search over the occupations and compulsory moves (``work``, ``masks`` and
+    ``next_action`` rows 1 on are its stack; ``s`` has an empty stack, so the game ends
+    with the turn)."""
+    if not _in_turn(s, player):
+        return _margin(s, player)
+    best = -(1 << 20)
+    depth = 1
+    _copy(work[1], s)
+    core.legal_mask(work[1], geom, masks[1])
+    next_action[1] = core.OCCUPY_ACTION
+    while depth >= 1:
+        mask = masks[depth]
+        action = next_action[depth]
+        while action < core.NUM_ACTIONS and mask[action] == 0:
+            action += 1
+        if action == core.NUM_ACTIONS:
+            depth -= 1
+            continue
+        next_action[depth] = action + 1
+        child = work[depth + 1]
+        _copy(child, work[depth])
+        core.apply(child, geom, action)
+        if _in_turn(child, player):
+            depth += 1
+            core.legal_mask(child, geom, masks[depth])
+            next_action[depth] = core.OCCUPY_ACTION
+        else:
+            best = max(best, _margin(child, player))
+    return best
+
+
+@njit(cache=True)
+def _best_occupation(s: np.ndarray, geom: np.ndarray, player: int, mask: np.ndarray) -> int:
+    """The best margin after the optional occupation step ``s`` is in (or none): the lines'
+    routes do not depend on pawns, so an occupation adds its line's points to ``player``'s
+    score and a moved pawn takes its old line's away; the opponents' scores stay."""
+    core.legal_mask(s, geom, mask)
+    first, second, _ = core.placed_slots(s, geom, player)
+    cell = s[core.LAST]
+    best_gain = 0  # occupy nothing
+    for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION):
+        if mask[action] == 0:
+            continue
+        port = (action - core.OCCUPY_ACTION) // 3
+        source = (action - core.OCCUPY_ACTION) % 3
+        line = core.find(s, core.piece_at(s, geom, cell, port))
+        gain = s[core.ROUTE_POINTS + core.PIECE_STRIDE * line]
+        if source > 0:
+            slot = first if source == 1 else second
+            old = core.find(s, s[core.PAWNS + 2 * player + slot])
+            gain -= s[core.ROUTE_POINTS + core.PIECE_STRIDE * old]
+        best_gain = max(best_gain, gain)
+    return _margin(s, player) + best_gain
+
+
+@njit(cache=True)
+def _same_placement(geom: np.ndarray, kind: int, a: int, b: int) -> bool:
+    """Whether rotations ``a`` and ``b`` of tile ``kind`` lay the same pieces (a symmetric
+    tile), so that both lays give the same position."""
+    for column in range(geom.shape[2]):  # noqa: SIM110 (numba compiles no all(generator))
+        if geom[kind, a, column] != geom[kind, b, column]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def lay_features(
+    s: np.ndarray,
+    geom: np.ndarray,
+    player: int,
+    mask: np.ndarray,
+    out: np.ndarray,
+    work: np.ndarray,
+    masks: np.ndarray,
+    next_action: np.ndarray,
+) -> None:
+    """Write the five feature fields (rows of ``out``, each in lay action order) for the
+    legal lays in ``mask``; ``work``, ``masks`` and ``next_action`` (:data:`MAX_DEPTH`
+    rows) are scratch.
+
+    Each lay is tried on a copy of ``s`` whose stack is emptied, so that the turn ends the
+    game instead of drawing (and listing the legal lays of) the next tile: scores do not
+    depend on the draw, and the search stays within this turn. Rotations of a symmetric
+    tile that lay the same pieces share one evaluation."""
+    own0 = core.player_points(s, player)
+    opp0 = _best_opponent(s, player)
+    kind = s[core.DRAWN]
+    after = work[0]
+    for action in range(NUM_LAY):
+        if mask[action] == 0:
+            continue
+        cell = action >> 2
+        rot = action & 3
+        done = False
+        for earlier in range(rot):
+            if mask[4 * cell + earlier] and _same_placement(geom, kind, earlier, rot):
+                out[:, action] = out[:, 4 * cell + earlier]
+                done = True
+                break
+        if done:
+            continue
+        _copy(after, s)
+        after[core.STACK_SIZE] = 0
+        core.apply(after, geom, action)
+        out[0, action] = 1
+        out[1, action] = core.player_points(after, player) - own0
+        out[2, action] = _best_opponent(after, player) - opp0
+        if after[core.PHASE] == core.OCCUPY:
+            out[3, action] = _best_occupation(after, geom, player, masks[1])
+        else:
+            out[3, action] = _best_turn(after, geom, player, work, masks, next_action)
+            out[4, action] = 1 if after[core.PHASE] == core.MOVE else 0
+
+
+MAX_DEPTH = 8
+"""Scratch rows of :func:`lay_features`: the lay, the turn's start after it, then one per
+compulsory move (a tile joins lines in at most two places) or occupation, with room to
+spare."""
+
+
+# ----------------------------------------------------- any engine (the model)
+def _split(scores: tuple[float, ...], player: int) -> tuple[float, float]:
+    """``player``'s score and the best opponent's."""
+    return scores[player], max(x for p, x in enumerate(scores) if p != player)
+
+
+def _model_best_turn(model: GameModel, state: Any, player: int) -> float:
+    """The best margin ``player`` reaches by finishing the turn from ``state``."""
+    if model.is_over(state) or model.current_player(state) != player:
+        own, opp = _split(model.scores(state), player)
+        return own - opp
+    best = -np.inf
+    for action in np.flatnonzero(model.legal_mask(state)):
+        child = model.copy(state)
+        model.step(child, int(action))
+        best = max(best, _model_best_turn(model, child, player))
+    return float(best)
+
+
+def model_lay_features(
+    model: GameModel, state: Any, player: int, mask: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`lay_features` through the game-model interface (any engine): copy the state,
+    step the lay, read the scores, and search the rest of the turn the same way."""
+    own0, opp0 = _split(model.scores(state), player)
+    for action in np.flatnonzero(mask[:NUM_LAY]):
+        after = model.copy(state)
+        model.step(after, int(action))
+        own, opp = _split(model.scores(after), player)
+        out[0, action] = 1
+        out[1, action] = own - own0
+        out[2, action] = opp - opp0
+        out[3, action] = _model_best_turn(model, after, player)
+        joined = (
+            not model.is_over(after)
+            and model.current_player(after) == player
+            and not model.legal_mask(after)[SKIP]
+        )
+        out[4, action] = float(joined)
+
+
+# ------------------------------------------------------------- the feature set
+def write_features(
+    model: GameModel,
+    state: Any,
+    player: int,
+    base: dict[str, np.ndarray],
+    mask: np.ndarray | None,
+    out: dict[str, np.ndarray],
+) -> None:
+    """The :class:`~..core.features.FeatureSet` writer (see the module docstring)."""
+    if mask is None or not mask[:NUM_LAY].any():
+        return
+    if isinstance(model, LiniellCompiledModel):
+        rows = np.zeros((len(FIELDS), NUM_LAY), dtype=np.float32)
+        work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
+        masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
+        next_action = np.empty(MAX_DEPTH, dtype=np.int64)
+        lay_features(state.data, model.geom, player, mask, rows, work, masks, next_action)
+    else:
+        rows = np.zeros((len(FIELDS), NUM_LAY), dtype=np.float32)
+        model_lay_features(model, state, player, mask, rows)
+    for field, row in zip(FIELDS, rows, strict=True):
+        out[field.name].reshape(-1)[:] = row
+
+
+LINIELL_FEATURES = FeatureSet("liniell", FIELDS, write_features)
+"""Liniell's observation features (see the module docstring)."""
+
+__all__ = [
+    "FIELDS",
+    "LAY_SHAPE",
+    "LINIELL_FEATURES",
+    "lay_features",
+    "model_lay_features",
+    "write_features",
+]

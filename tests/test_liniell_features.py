@@ -1,0 +1,164 @@
+"""Liniell's lay features (``features=True``) against the rules engine, on both engines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_rl.baselines.agents.liniell import LiniellGreedyAgent
+from tabletop_rl.baselines.env_factory import make_env
+from tabletop_rl.envs import ConfigError, liniell_v0
+from tabletop_rl.envs.core.conformance import check_env
+from tabletop_rl.envs.core.features import with_features
+from tabletop_rl.envs.liniell.actions import NUM_LAY, SKIP
+from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
+from tabletop_rl.envs.liniell.features import FIELDS, LINIELL_FEATURES
+from tabletop_rl.envs.liniell.model import LiniellModel
+from tabletop_rl.envs.vector import VectorGames
+
+NAMES = [f.name for f in FIELDS]
+
+
+def features_of(model, obs: np.ndarray) -> dict[str, np.ndarray]:
+    """The feature fields of ``obs``, each flat in lay action order."""
+    views = model.layout.decode(obs)
+    return {name: views[name].reshape(-1) for name in NAMES}
+
+
+def random_positions(model, games: int, seed: int):
+    """Every position of ``games`` random games (the state before each step)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = model.new_state(rng)
+        while not model.is_over(state):
+            yield state
+            state = model.copy(state)
+            model.step(state, int(rng.choice(np.flatnonzero(model.legal_mask(state)))))
+
+
+def split(scores: tuple[float, ...], player: int) -> tuple[float, float]:
+    return scores[player], max(x for p, x in enumerate(scores) if p != player)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_each_lay_equals_stepping_it_in_the_rules_engine(num_players: int) -> None:
+    """Every legal lay's gains and join flag are what stepping it on a copy gives; illegal
+    lays and the other steps read 0."""
+    model = with_features(LiniellModel(num_players), LINIELL_FEATURES)
+    lays = joins = 0
+    for state in random_positions(model, games=3, seed=num_players):
+        player = model.current_player(state)
+        feats = features_of(model, model.observe(state, player))
+        mask = model.legal_mask(state)[:NUM_LAY]
+        np.testing.assert_array_equal(feats["lay_legal"], mask)
+        for name in NAMES:
+            assert not feats[name][mask == 0].any(), name
+        own0, opp0 = split(model.scores(state), player)
+        for action in np.flatnonzero(mask):
+            after = model.copy(state)
+            model.step(after, int(action))
+            own, opp = split(model.scores(after), player)
+            assert feats["lay_gain"][action] == own - own0
+            assert feats["lay_opponent_gain"][action] == opp - opp0
+            joined = model.current_player(after) == player and not model.legal_mask(after)[SKIP]
+            assert feats["lay_join"][action] == joined
+            lays += 1
+            joins += joined
+    assert lays > 100 and joins > 0
+
+
+def test_turn_margin_is_the_greedy_agents_lay() -> None:
+    """The greedy agent (the rules engine's best immediate turn, searched separately) lays
+    where ``lay_turn_margin`` is highest, whichever of its tied choices it takes."""
+    env = liniell_v0.raw_env(num_players=3, features=True)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for game in range(4):
+        env.reset(seed=game)
+        while not all(env.terminations.values()):
+            agent = env.agent_selection
+            obs = env.observe(agent)
+            feats = features_of(env.unwrapped.model, obs["observation"])
+            view = env.public_view(agent)
+            if obs["action_mask"][:NUM_LAY].any():
+                margins = feats["lay_turn_margin"][obs["action_mask"][:NUM_LAY] == 1]
+                for seed in range(3):
+                    greedy = LiniellGreedyAgent(np.random.default_rng(seed))
+                    assert feats["lay_turn_margin"][greedy.act(obs, view)] == margins.max()
+                checked += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 40
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_compiled_features_equal_the_reference(num_players: int) -> None:
+    """The compiled kernel and the game-model search give the same observation, features
+    included, for every seat, over several hundred positions."""
+    compiled = with_features(LiniellCompiledModel(num_players), LINIELL_FEATURES)
+    reference = with_features(LiniellModel(num_players), LINIELL_FEATURES)
+    rng = np.random.default_rng(10 + num_players)
+    positions = joins = 0
+    for _ in range(7):
+        seed = int(rng.integers(1 << 30))
+        a = compiled.new_state(np.random.default_rng(seed))
+        b = reference.new_state(np.random.default_rng(seed))
+        while not compiled.is_over(a):
+            to_act = compiled.current_player(a)
+            for player in range(num_players):
+                obs = compiled.observe(a, player)
+                np.testing.assert_array_equal(obs, reference.observe(b, player))
+                if player != to_act:
+                    assert not np.any(obs[compiled.base.layout.size :]), "not to act: zeros"
+            joins += int(features_of(compiled, compiled.observe(a, to_act))["lay_join"].sum())
+            positions += 1
+            action = int(rng.choice(np.flatnonzero(compiled.legal_mask(a))))
+            compiled.step(a, action)
+            reference.step(b, action)
+    assert positions >= 200 and joins > 0
+
+
+def test_env_with_features_passes_conformance_and_stays_in_its_space() -> None:
+    check_env(lambda: liniell_v0.raw_env(num_players=3, features=True), games=2)
+    env = liniell_v0.raw_env(features=True)
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    assert space.shape == (env.unwrapped.model.layout.size,)
+    rng = np.random.default_rng(0)
+    nonzero = 0
+    for game in range(3):
+        env.reset(seed=game)
+        while not all(env.terminations.values()):
+            obs = env.observe(env.agent_selection)
+            assert space.contains(obs["observation"])
+            nonzero += bool(
+                np.abs(features_of(env.unwrapped.model, obs["observation"])["lay_gain"]).any()
+            )
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert nonzero > 0
+
+
+def test_features_are_off_by_default_and_checked() -> None:
+    plain = liniell_v0.raw_env()
+    with_feats = liniell_v0.raw_env(features=True)
+    assert with_feats.layout.size == plain.layout.size + sum(f.size for f in FIELDS)
+    with pytest.raises(ConfigError, match="features"):
+        liniell_v0.raw_env(features="yes")
+
+
+def test_docstring_lists_the_feature_fields() -> None:
+    layout = liniell_v0.raw_env(features=True).layout
+    assert layout.markdown_table(NAMES) in (liniell_v0.__doc__ or "")
+
+
+def test_make_env_and_vector_games_pass_features_through() -> None:
+    env = make_env("liniell_v0", features=True)
+    assert [f.name for f in env.layout][-len(NAMES) :] == NAMES
+    games = VectorGames("liniell_v0", num_envs=3, seed=1, features=True)
+    assert games.backend == "reference"  # the compiled batch has no features: the model runs
+    out = games.reset()
+    assert out.observation.shape == (3, env.layout.size)
+    model = games.model
+    for _ in range(10):
+        for i in range(3):
+            feats = features_of(model, out.observation[i])
+            np.testing.assert_array_equal(feats["lay_legal"], out.action_mask[i, :NUM_LAY])
+        out = games.step(np.argmax(out.action_mask, axis=1))

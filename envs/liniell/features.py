@@ -39,6 +39,7 @@ numba kernel over the legal lays), the reference engine through the game-model i
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -201,14 +202,18 @@ def lay_features(
     geom: np.ndarray,
     player: int,
     mask: np.ndarray,
-    out: np.ndarray,
+    legal: np.ndarray,
+    gain: np.ndarray,
+    opponent_gain: np.ndarray,
+    turn_margin: np.ndarray,
+    join: np.ndarray,
     work: np.ndarray,
     masks: np.ndarray,
     next_action: np.ndarray,
 ) -> None:
-    """Write the five feature fields (rows of ``out``, each in lay action order) for the
-    legal lays in ``mask``; ``work``, ``masks`` and ``next_action`` (:data:`MAX_DEPTH`
-    rows) are scratch.
+    """Write the five feature fields (zeroed ``(7, 7, 4)`` arrays: window row, window
+    column, rotation) for the legal lays in ``mask``; ``work``, ``masks`` and
+    ``next_action`` (:data:`MAX_DEPTH` rows) are scratch.
 
     Each lay is tried on a copy of ``s`` whose stack is emptied, so that the turn ends the
     game instead of drawing (and listing the legal lays of) the next tile: scores do not
@@ -222,32 +227,50 @@ def lay_features(
         if mask[action] == 0:
             continue
         cell = action >> 2
+        row = cell // WINDOW
+        col = cell % WINDOW
         rot = action & 3
-        done = False
+        legal[row, col, rot] = 1
+        same = -1
         for earlier in range(rot):
             if mask[4 * cell + earlier] and _same_placement(geom, kind, earlier, rot):
-                out[:, action] = out[:, 4 * cell + earlier]
-                done = True
+                same = earlier
                 break
-        if done:
+        if same >= 0:
+            gain[row, col, rot] = gain[row, col, same]
+            opponent_gain[row, col, rot] = opponent_gain[row, col, same]
+            turn_margin[row, col, rot] = turn_margin[row, col, same]
+            join[row, col, rot] = join[row, col, same]
             continue
         _copy(after, s)
         after[core.STACK_SIZE] = 0
         core.apply(after, geom, action)
-        out[0, action] = 1
-        out[1, action] = core.player_points(after, player) - own0
-        out[2, action] = _best_opponent(after, player) - opp0
+        gain[row, col, rot] = core.player_points(after, player) - own0
+        opponent_gain[row, col, rot] = _best_opponent(after, player) - opp0
         if after[core.PHASE] == core.OCCUPY:
-            out[3, action] = _best_occupation(after, geom, player, masks[1])
+            turn_margin[row, col, rot] = _best_occupation(after, geom, player, masks[1])
         else:
-            out[3, action] = _best_turn(after, geom, player, work, masks, next_action)
-            out[4, action] = 1 if after[core.PHASE] == core.MOVE else 0
+            turn_margin[row, col, rot] = _best_turn(after, geom, player, work, masks, next_action)
+            join[row, col, rot] = 1 if after[core.PHASE] == core.MOVE else 0
 
 
 MAX_DEPTH = 8
 """Scratch rows of :func:`lay_features`: the lay, the turn's start after it, then one per
 compulsory move (a tile joins lines in at most two places) or occupation, with room to
 spare."""
+
+
+class _Scratch(threading.local):
+    """:func:`lay_features`' scratch arrays, one set per thread, reused call after call
+    (fresh arrays cost more than the kernel's work on them)."""
+
+    def __init__(self) -> None:
+        self.work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
+        self.masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
+        self.next_action = np.empty(MAX_DEPTH, dtype=np.int64)
+
+
+_SCRATCH = _Scratch()
 
 
 # ----------------------------------------------------- any engine (the model)
@@ -270,25 +293,27 @@ def _model_best_turn(model: GameModel, state: Any, player: int) -> float:
 
 
 def model_lay_features(
-    model: GameModel, state: Any, player: int, mask: np.ndarray, out: np.ndarray
+    model: GameModel, state: Any, player: int, mask: np.ndarray, out: dict[str, np.ndarray]
 ) -> None:
     """:func:`lay_features` through the game-model interface (any engine): copy the state,
-    step the lay, read the scores, and search the rest of the turn the same way."""
+    step the lay, read the scores, and search the rest of the turn the same way; ``out``
+    holds the zeroed feature fields by name."""
+    flat = {name: view.reshape(-1) for name, view in out.items()}
     own0, opp0 = _split(model.scores(state), player)
     for action in np.flatnonzero(mask[:NUM_LAY]):
         after = model.copy(state)
         model.step(after, int(action))
         own, opp = _split(model.scores(after), player)
-        out[0, action] = 1
-        out[1, action] = own - own0
-        out[2, action] = opp - opp0
-        out[3, action] = _model_best_turn(model, after, player)
+        flat["lay_legal"][action] = 1
+        flat["lay_gain"][action] = own - own0
+        flat["lay_opponent_gain"][action] = opp - opp0
+        flat["lay_turn_margin"][action] = _model_best_turn(model, after, player)
         joined = (
             not model.is_over(after)
             and model.current_player(after) == player
             and not model.legal_mask(after)[SKIP]
         )
-        out[4, action] = float(joined)
+        flat["lay_join"][action] = float(joined)
 
 
 # ------------------------------------------------------------- the feature set
@@ -304,16 +329,19 @@ def write_features(
     if mask is None or not mask[:NUM_LAY].any():
         return
     if isinstance(model, LiniellCompiledModel):
-        rows = np.zeros((len(FIELDS), NUM_LAY), dtype=np.float32)
-        work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
-        masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
-        next_action = np.empty(MAX_DEPTH, dtype=np.int64)
-        lay_features(state.data, model.geom, player, mask, rows, work, masks, next_action)
+        scratch = _SCRATCH
+        lay_features(
+            state.data,
+            model.geom,
+            player,
+            mask,
+            *(out[field.name] for field in FIELDS),
+            scratch.work,
+            scratch.masks,
+            scratch.next_action,
+        )
     else:
-        rows = np.zeros((len(FIELDS), NUM_LAY), dtype=np.float32)
-        model_lay_features(model, state, player, mask, rows)
-    for field, row in zip(FIELDS, rows, strict=True):
-        out[field.name].reshape(-1)[:] = row
+        model_lay_features(model, state, player, mask, out)
 
 
 LINIELL_FEATURES = FeatureSet("liniell", FIELDS, write_features)

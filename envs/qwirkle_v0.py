@@ -40,7 +40,8 @@ exactly, every decision included:
   turns on average, so the limit is rarely reached).
 
 Options: ``raw_env(num_players=2, render_mode=None, reward="win", max_turns=1000, window=39,
-engine="compiled")``. ``engine="compiled"`` (the default) runs the numba core
+engine="compiled", features=False)``; ``features=True`` appends the observation features
+described under *Features*. ``engine="compiled"`` (the default) runs the numba core
 (``tabletop_rl.envs.qwirkle.compiled``); ``engine="reference"`` the readable rules engine it is
 checked against. The same seed gives the same game, observation for observation, in both.
 
@@ -103,6 +104,54 @@ network never indexes magic numbers:
 
 Nothing hidden leaks: no other hand, no bag order (``resample_hidden`` redeals them and the
 tests check the observation does not change).
+
+Features
+--------
+``raw_env(features=True)`` appends fields that the rules engine knows and a network would
+otherwise have to rediscover (:mod:`tabletop_rl.envs.qwirkle.features`). The observation grows
+to 47,282 entries at the default window; ``env.layout.decode`` names the new fields too:
+
+| field | shape | offset | values | meaning |
+|---|---|---|---|---|
+| `place_legal` | (6, 39, 39) | 21424 | [0, 1] | legal placements (slot, row, col); 0 off turn |
+| `place_points` | (6, 39, 39) | 30550 | [0, 90] | turn's points if it ended after that placement |
+| `line_length` | (2, 39, 39) | 39676 | [0, 13] | line through the cell (row, column), 0 if none |
+| `line_open` | (2, 39, 39) | 42718 | [0, 2] | ends of a tile's line that a tile kind fits |
+| `cell_kinds` | (1, 39, 39) | 45760 | [0, 36] | tile kinds that fit an empty cell next to tiles |
+| `turn_points` | (1,) | 47281 | [0, 90] | points of ending the turn now; 0 off turn |
+
+- Every spatial field lies over the ``board`` window's cells; ``place_legal`` and
+  ``place_points`` are in the placement actions' order (plane ``slot``, row, column: entry
+  ``slot * C + row * W + col`` belongs to action ``slot * C + row * W + col``).
+- ``place_legal``: the placement part of the observer's action mask; all zeros when the
+  observer is not the player to act (so are ``place_points`` and ``turn_points``).
+- ``place_points``: for each legal placement, the points the turn would score if it ended
+  right after that tile: the tiles laid so far this turn plus this one scored as one move
+  (main line, cross lines, 6 more per Qwirkle), plus the 6-point end bonus when the tile
+  empties the hand while the bag is empty (the game then ends). On the start row it is what
+  the row laid so far would score (one point per tile, a lone tile 1, a Qwirkle 12), although
+  the start row can only end once the whole largest set is down. At most 90: a main line and
+  six cross lines, each a Qwirkle, and the bonus.
+- ``turn_points``: the points of ending the turn now (the tiles laid this turn as one move,
+  the end bonus included); 0 when no tile is laid yet.
+- ``line_length`` (plane 0 rows, plane 1 columns): on a tile, the length of its line in that
+  direction; on an empty cell, the length of the line a tile laid there would make (the
+  tiles on both sides plus itself); 0 when the cell, counted as a tile, would have no
+  neighbour in that direction (a line of one is not a line). Up to 13 on an empty cell
+  between two full lines (no tile could be laid there).
+- ``line_open`` (plane 0 rows, plane 1 columns): on a tile, how many of the two ends of its
+  line in that direction (the first empty cell past each end) could take a tile: some tile
+  kind may be laid there alone under the rules (every line through it stays valid), whatever
+  the hands hold. A complete line of 6 has no open end; an end off the window counts as
+  closed. 0 on empty cells.
+- ``cell_kinds``: on each empty cell next to a tile, how many of the 36 tile kinds may be laid
+  there alone (the same test); 0 elsewhere. A cell where no kind fits is a dead cell.
+- All are computed from the ``board`` planes (this turn's tiles included), ``bag_size``,
+  ``hand_sizes`` and the mask, by one compiled kernel over the laid area, so both engines give
+  the same features. Measured with ``python benchmarks/qwirkle_features_cost.py``: see the
+  benchmark's docstring for the figures.
+- ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
+  ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 
 Actions
 -------
@@ -168,6 +217,9 @@ True
 Version history
 ---------------
 - v0: initial release.
+- v0, ``features`` option: ``features=True`` appends the *Features* fields (``place_legal``,
+  ``place_points``, ``line_length``, ``line_open``, ``cell_kinds``, ``turn_points``); the
+  default observation is unchanged.
 """
 
 from __future__ import annotations
@@ -177,7 +229,9 @@ from typing import Any
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .core.aec import TabletopAECEnv, wrap
+from .core.features import with_features
 from .core.model import GameModel, check_engine
+from .errors import ConfigError
 from .qwirkle.model import (
     DEFAULT_MAX_TURNS,
     DEFAULT_WINDOW,
@@ -203,6 +257,7 @@ class raw_env(TabletopAECEnv):
         max_turns: int = DEFAULT_MAX_TURNS,
         window: int = DEFAULT_WINDOW,
         engine: str = "compiled",
+        features: bool = False,
     ) -> None:
         if check_engine(engine) == "compiled":
             from .qwirkle.compiled import QwirkleCompiledModel
@@ -210,9 +265,16 @@ class raw_env(TabletopAECEnv):
             model: GameModel = QwirkleCompiledModel(num_players, max_turns, window)
         else:
             model = QwirkleModel(num_players=num_players, max_turns=max_turns, window=window)
+        if not isinstance(features, bool):
+            raise ConfigError(f"features={features!r} is not allowed; allowed: True or False")
         self.engine = engine
+        self.features = features
         self.window = model.window
         self.max_turns = model.max_turns
+        if features:
+            from .qwirkle.features import qwirkle_features
+
+            model = with_features(model, qwirkle_features(model.window))
         super().__init__(model, render_mode=render_mode, reward=reward)
 
     def lost_moves(self) -> int:

@@ -1,0 +1,94 @@
+"""What Qwirkle's observation features cost: ``observe`` with and without them.
+
+Random mid-game positions (masked random play on the compiled engine, every position of each
+game, mid-turn ones included, observed by the player to act) are observed by the compiled
+model alone and through ``FeatureModel`` with :func:`qwirkle_features`; the rounds alternate
+(a change in machine load hits both alike) and the best round counts. Reported per
+observation: the base ``observe``, the legal mask that the features read (the feature model
+asks the model for it), the feature kernel alone and the feature model's whole ``observe``.
+
+    python benchmarks/qwirkle_features_cost.py --games 20 --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.envs.core.features import FeatureModel
+from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.features import qwirkle_features
+
+
+def positions(model: QwirkleCompiledModel, games: int, seed: int) -> list[Any]:
+    """Copies of every position of ``games`` masked random games."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(games):
+        state = model.new_state(rng)
+        while not model.is_over(state):
+            out.append(model.copy(state))
+            model.step(state, int(rng.choice(np.flatnonzero(model.legal_mask(state)))))
+    return out
+
+
+def per_call(fn: Any, states: list[Any]) -> float:
+    """Seconds per call of ``fn(state)`` over ``states``."""
+    start = time.perf_counter()
+    for st in states:
+        fn(st)
+    return (time.perf_counter() - start) / len(states)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    base = QwirkleCompiledModel()
+    feats = qwirkle_features(base.window)
+    model = FeatureModel(base, feats)
+    states = positions(base, args.games, args.seed)
+    out_base = base.layout.zeros()
+    out_full = model.layout.zeros()
+    views = model.layout.views(out_full)
+    base_views = {f.name: views[f.name] for f in base.layout}
+    feat_views = {f.name: views[f.name] for f in feats.fields}
+
+    def observe_base(st: Any) -> None:
+        base.observe(st, base.current_player(st), out_base)
+
+    def mask(st: Any) -> None:
+        base.legal_mask(st)
+
+    masks = {id(st): base.legal_mask(st) for st in states}
+
+    def kernel(st: Any) -> None:
+        feats.write(base, st, 0, base_views, masks[id(st)], feat_views)
+
+    def observe_full(st: Any) -> None:
+        model.observe(st, base.current_player(st), out_full)
+
+    timings: dict[str, list[float]] = {}
+    for name, fn in (("base", observe_base), ("features", observe_full)):
+        fn(states[0])  # compile
+    kernel(states[0])
+    for _ in range(args.rounds):
+        for name, fn in (
+            ("observe, base model", observe_base),
+            ("legal mask", mask),
+            ("feature kernel alone", kernel),
+            ("observe, with features", observe_full),
+        ):
+            timings.setdefault(name, []).append(per_call(fn, states))
+    print(f"{len(states)} positions from {args.games} games, best of {args.rounds} rounds")
+    for name, values in timings.items():
+        print(f"{name:24s} {1e6 * min(values):8.1f} us per observation")
+
+
+if __name__ == "__main__":
+    main()

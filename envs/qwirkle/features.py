@@ -1,0 +1,334 @@
+"""Qwirkle's observation features: what each placement scores, and the lines on the board.
+
+:func:`qwirkle_features` is the :class:`~..core.features.FeatureSet` that
+``qwirkle_v0.raw_env(features=True)`` appends to the observation (the fields are documented in
+``tabletop_rl.envs.qwirkle_v0``, section *Features*). Every field lies over the same
+``(window, window)`` cells as the ``board`` planes; the per-slot fields are in the placement
+actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col`` is action
+``slot * C + row * W + col``).
+
+The features are computed by one compiled kernel from the base observation alone (the
+``board`` planes, ``bag_size`` and ``hand_sizes``) and the legal mask, so the compiled and the
+reference engine, whose base observations are equal, give equal features. The points follow
+from the geometry: a placement the mask allows is legal, so what it scores depends only on
+the lengths of the lines it builds, not on the tile:
+
+- the runs of occupied cells left, right, up and down of every cell are counted once;
+- with no tile laid yet this turn, a tile laid on a cell scores its row line and its column
+  line (each of at least 2 tiles, 6 more for a Qwirkle of 6), or 1 when it touches nothing
+  (the lone start tile);
+- with tiles laid already, the new tile extends the turn's main line (the row when the new
+  tile shares the laid tiles' row, else the column): the turn scores that line, the new
+  tile's cross line, and the cross lines of the tiles laid before, whose lengths the new tile
+  cannot change;
+- a tile that empties the hand while the bag is empty ends the game: +6.
+
+The line fields read the tiles off the colour and shape planes and ask the compiled rules
+(:func:`~.compiled_kernels.cell_fit`, the test behind the engine's anchors) which kinds may
+be laid alone on each empty cell next to a tile: ``cell_kinds`` counts them, and an end of a
+line is open when that count is not 0 at the cell past it.
+
+>>> import numpy as np
+>>> from tabletop_rl.envs.core.features import FeatureModel
+>>> from tabletop_rl.envs.qwirkle.model import QwirkleModel
+>>> model = FeatureModel(QwirkleModel(window=13), qwirkle_features(13))
+>>> state = model.new_state(np.random.default_rng(0))
+>>> player = model.current_player(state)
+>>> views = model.layout.decode(model.observe(state, player))
+>>> legal = model.legal_mask(state)[: 6 * 13 * 13].reshape(6, 13, 13)
+>>> bool((views["place_legal"] == legal).all())
+True
+>>> sorted({float(p) for p in views["place_points"][legal == 1]})  # the lone start tile
+[1.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..core.features import FeatureSet
+from ..core.model import GameModel
+from ..core.observation import Field
+from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH
+from .compiled_kernels import cell_fit
+from .game import END_BONUS
+from .model import DEFAULT_WINDOW, LAID_PLANE, OCCUPIED_PLANE
+from .tiles import HAND_SIZE, NUM_COLOURS, NUM_KINDS, NUM_SHAPES
+
+MAX_TURN_POINTS = 7 * (QWIRKLE_LENGTH + QWIRKLE_BONUS) + END_BONUS
+"""No turn scores more: its main line and the six cross lines of its tiles, each at most a
+Qwirkle (12), and the end bonus."""
+MAX_JOINED_LINE = 2 * QWIRKLE_LENGTH + 1
+"""The longest line a tile laid on an empty cell could join: a full line on either side."""
+
+
+def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
+    """Qwirkle's feature fields over a ``window`` x ``window`` board window."""
+    w = int(window)
+    return FeatureSet(
+        "qwirkle",
+        (
+            Field(
+                "place_legal",
+                (HAND_SIZE, w, w),
+                "legal placements (slot, row, col); 0 off turn",
+                spatial=True,
+            ),
+            Field(
+                "place_points",
+                (HAND_SIZE, w, w),
+                "turn's points if it ended after that placement",
+                high=float(MAX_TURN_POINTS),
+                spatial=True,
+            ),
+            Field(
+                "line_length",
+                (2, w, w),
+                "line through the cell (row, column), 0 if none",
+                high=float(MAX_JOINED_LINE),
+                spatial=True,
+            ),
+            Field(
+                "line_open",
+                (2, w, w),
+                "ends of a tile's line that a tile kind fits",
+                high=2.0,
+                spatial=True,
+            ),
+            Field(
+                "cell_kinds",
+                (1, w, w),
+                "tile kinds that fit an empty cell next to tiles",
+                high=float(NUM_KINDS),
+                spatial=True,
+            ),
+            Field(
+                "turn_points",
+                (1,),
+                "points of ending the turn now; 0 off turn",
+                high=float(MAX_TURN_POINTS),
+            ),
+        ),
+        _write,
+    )
+
+
+_NO_MASK = np.zeros(0, dtype=np.int8)
+
+
+def _write(
+    model: GameModel,
+    state: Any,
+    player: int,
+    base: dict[str, np.ndarray],
+    mask: np.ndarray | None,
+    out: dict[str, np.ndarray],
+) -> None:
+    """Fill the feature fields (see :class:`~..core.features.FeatureSet`)."""
+    board = base["board"]
+    to_act = mask is not None
+    cells = board.shape[1] * board.shape[2]
+    features_kernel(
+        board,
+        mask[: HAND_SIZE * cells] if to_act else _NO_MASK,
+        to_act,
+        int(base["bag_size"][0]),
+        int(base["hand_sizes"][0]),
+        out["place_legal"],
+        out["place_points"],
+        out["turn_points"],
+        out["line_length"],
+        out["line_open"],
+        out["cell_kinds"][0],
+    )
+
+
+@njit(cache=True)
+def _line(n: int) -> int:
+    """Points of a line of ``n`` tiles: none below 2, 6 more for a Qwirkle."""
+    if n < 2:
+        return 0
+    if n == QWIRKLE_LENGTH:
+        return n + QWIRKLE_BONUS
+    return n
+
+
+@njit(cache=True)
+def features_kernel(
+    board: np.ndarray,
+    mask: np.ndarray,
+    to_act: bool,
+    bag_size: int,
+    hand_size: int,
+    place_legal: np.ndarray,
+    place_points: np.ndarray,
+    turn_points: np.ndarray,
+    line_length: np.ndarray,
+    line_open: np.ndarray,
+    cell_kinds: np.ndarray,
+) -> None:
+    """Write every feature field (zeroed beforehand) from the ``board`` planes (this turn's
+    tiles included), the observer's placement mask (``to_act`` only), the bag size and the
+    observer's hand size (this turn's tiles included).
+
+    Only the box of the laid tiles grown by one cell is visited: every feature is 0 outside
+    it, and every legal placement touches a tile, except the game's first one (an empty
+    board: then the whole window is visited).
+    """
+    w = board.shape[1]
+    cells = w * w
+    occupied = board[OCCUPIED_PLANE]
+    laid = board[LAID_PLANE]
+    r0, c0, r1, c1 = w, w, -1, -1
+    for r in range(w):
+        for c in range(w):
+            if occupied[r, c] > 0:
+                r0 = min(r0, r)
+                r1 = max(r1, r)
+                c0 = min(c0, c)
+                c1 = max(c1, c)
+    if r1 < 0:  # an empty board: the start tile, alone, scores 1
+        if to_act:
+            for i in range(HAND_SIZE * cells):
+                if mask[i]:
+                    place_legal.reshape(-1)[i] = 1.0
+                    place_points.reshape(-1)[i] = 1.0
+        return
+    r0 = max(r0 - 1, 0)
+    c0 = max(c0 - 1, 0)
+    r1 = min(r1 + 1, w - 1)
+    c1 = min(c1 + 1, w - 1)
+    h = r1 - r0 + 1
+    v = c1 - c0 + 1
+    # the box's tiles (id + 1, 0 empty) with a border of empty cells for the rules' scans;
+    # box cell (i, j) is window cell (r0 + i, c0 + j) and grid cell (i + 1, j + 1)
+    grid = np.zeros((h + 2, v + 2), dtype=np.int8)
+    for i in range(h):
+        for j in range(v):
+            if occupied[r0 + i, c0 + j] > 0:
+                colour = 0
+                shape = 0
+                for k in range(NUM_COLOURS):
+                    if board[k, r0 + i, c0 + j] > 0:
+                        colour = k
+                for k in range(NUM_SHAPES):
+                    if board[NUM_COLOURS + k, r0 + i, c0 + j] > 0:
+                        shape = k
+                grid[i + 1, j + 1] = NUM_SHAPES * colour + shape + 1
+    # runs of tiles next to each box cell, the cell itself excluded
+    left = np.zeros((h, v), dtype=np.int64)
+    right = np.zeros((h, v), dtype=np.int64)
+    up = np.zeros((h, v), dtype=np.int64)
+    down = np.zeros((h, v), dtype=np.int64)
+    for i in range(h):
+        for j in range(1, v):
+            if grid[i + 1, j]:
+                left[i, j] = left[i, j - 1] + 1
+        for j in range(v - 2, -1, -1):
+            if grid[i + 1, j + 2]:
+                right[i, j] = right[i, j + 1] + 1
+    for j in range(v):
+        for i in range(1, h):
+            if grid[i, j + 1]:
+                up[i, j] = up[i - 1, j] + 1
+        for i in range(h - 2, -1, -1):
+            if grid[i + 2, j + 1]:
+                down[i, j] = down[i + 1, j] + 1
+    # per empty cell next to a tile, the tile kinds that may be laid there alone
+    fits = np.zeros((h, v), dtype=np.int64)
+    for i in range(h):
+        for j in range(v):
+            if grid[i + 1, j + 1] == 0 and (
+                grid[i, j + 1] or grid[i + 2, j + 1] or grid[i + 1, j] or grid[i + 1, j + 2]
+            ):
+                f = cell_fit(grid, i + 1, j + 1)
+                fits[i, j] = f
+                n = 0
+                while f:
+                    f &= f - 1
+                    n += 1
+                cell_kinds[r0 + i, c0 + j] = n
+    # line lengths and open ends; the turn's tiles so far
+    pending = 0
+    first_i = -1
+    last_i = 0
+    last_j = 0
+    same_row = True
+    cross_row = 0  # cross lines of the laid tiles if the main line is their row
+    cross_col = 0  # ... if it is their column
+    for i in range(h):
+        for j in range(v):
+            across = left[i, j] + right[i, j] + 1
+            down_ = up[i, j] + down[i, j] + 1
+            line_length[0, r0 + i, c0 + j] = across if across >= 2 else 0
+            line_length[1, r0 + i, c0 + j] = down_ if down_ >= 2 else 0
+            if grid[i + 1, j + 1]:
+                line_open[0, r0 + i, c0 + j] = _fits_at(
+                    fits, i, j - left[i, j] - 1, r0, c0, w
+                ) + _fits_at(fits, i, j + right[i, j] + 1, r0, c0, w)
+                line_open[1, r0 + i, c0 + j] = _fits_at(
+                    fits, i - up[i, j] - 1, j, r0, c0, w
+                ) + _fits_at(fits, i + down[i, j] + 1, j, r0, c0, w)
+            if laid[r0 + i, c0 + j] > 0:
+                if pending == 0:
+                    first_i = i
+                elif i != first_i:
+                    same_row = False
+                pending += 1
+                last_i = i
+                last_j = j
+                cross_row += _line(down_)
+                cross_col += _line(across)
+    if not to_act:
+        return
+    if pending:
+        # the turn ended now: the main line through the laid tiles and their cross lines
+        if pending == 1 or same_row:
+            points = _line(left[last_i, last_j] + right[last_i, last_j] + 1) + cross_row
+        else:
+            points = _line(up[last_i, last_j] + down[last_i, last_j] + 1) + cross_col
+        if points == 0:  # the lone start tile
+            points = 1
+        if bag_size == 0 and hand_size == pending:
+            points += END_BONUS
+        turn_points[0] = points
+    bonus = END_BONUS if bag_size == 0 and hand_size == pending + 1 else 0
+    for i in range(h):
+        for j in range(v):
+            cell = (r0 + i) * w + c0 + j
+            legal = False
+            for slot in range(HAND_SIZE):
+                if mask[slot * cells + cell]:
+                    legal = True
+                    place_legal[slot, r0 + i, c0 + j] = 1.0
+            if not legal:
+                continue
+            points = _line(left[i, j] + right[i, j] + 1) + _line(up[i, j] + down[i, j] + 1)
+            if pending == 0:
+                points = max(points, 1)
+            elif (pending == 1 and i == first_i) or (pending > 1 and same_row):
+                points += cross_row
+            else:
+                points += cross_col
+            for slot in range(HAND_SIZE):
+                if mask[slot * cells + cell]:
+                    place_points[slot, r0 + i, c0 + j] = points + bonus
+
+
+@njit(cache=True)
+def _fits_at(fits: np.ndarray, i: int, j: int, r0: int, c0: int, w: int) -> int:
+    """1 if some tile kind may be laid on box cell ``(i, j)`` (0 off the window; the box
+    holds every cell next to a tile that lies in the window)."""
+    if not (0 <= r0 + i < w and 0 <= c0 + j < w):
+        return 0
+    return 1 if fits[i, j] != 0 else 0
+
+
+QWIRKLE_FEATURES = qwirkle_features(DEFAULT_WINDOW)
+"""The feature set over the default 39 x 39 window."""
+
+
+__all__ = ["MAX_JOINED_LINE", "MAX_TURN_POINTS", "QWIRKLE_FEATURES", "qwirkle_features"]

@@ -1,0 +1,236 @@
+"""Qwirkle's observation features (``qwirkle_v0.raw_env(features=True)``) against the rules.
+
+``place_points`` is checked against the points the engine scores when the placement is made
+and the turn ended (the start row against the board's scoring, since it cannot end early),
+``place_legal`` against the mask, the line fields against a count cell by cell, and the
+compiled engine's features against the reference engine's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tabletop_rl.baselines.env_factory import make_env
+from tabletop_rl.envs import ConfigError, qwirkle_v0
+from tabletop_rl.envs.core.conformance import check_env
+from tabletop_rl.envs.core.features import FeatureModel
+from tabletop_rl.envs.qwirkle.board import Board
+from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.features import MAX_TURN_POINTS, qwirkle_features
+from tabletop_rl.envs.qwirkle.model import QwirkleModel
+from tabletop_rl.envs.vector import VectorGames
+
+WINDOW = 39
+CELLS = WINDOW * WINDOW
+PLACEMENTS = 6 * CELLS
+
+
+def feature_model(num_players: int = 2, engine: str = "compiled") -> FeatureModel:
+    cls = QwirkleCompiledModel if engine == "compiled" else QwirkleModel
+    return FeatureModel(cls(num_players=num_players), qwirkle_features(WINDOW))
+
+
+def positions(model: FeatureModel, seed: int, every: int, endgame: bool = False) -> Iterator[Any]:
+    """Every ``every``-th position (mid-turn ones included) of a uniformly random masked game
+    drawn from ``seed``, to its end; with ``endgame``, every position once the bag is empty."""
+    rng = np.random.default_rng(seed)
+    state = model.new_state(rng)
+    steps = 0
+    while not model.is_over(state):
+        late = endgame and model.public_view(state, 0).bag_size == 0
+        if late or steps % every == 0:
+            yield state
+        legal = np.flatnonzero(model.legal_mask(state))
+        model.step(state, int(rng.choice(legal)))
+        steps += 1
+
+
+def to_act_views(model: FeatureModel, state: Any) -> dict[str, np.ndarray]:
+    return model.layout.decode(model.observe(state, model.current_player(state)))
+
+
+def engine_points(model: FeatureModel, state: Any, action: int) -> int:
+    """What the engine scores for the tiles laid this turn plus ``action``'s tile."""
+    player = model.current_player(state)
+    view = model.public_view(state, player)
+    if view.first_turn:  # the start row cannot end early: the board scores it
+        slot, cell = divmod(action, CELLS)
+        r0, c0 = view.window_origin
+        move = [(r, c, view.hand[s]) for r, c, s in view.laid_this_turn]
+        move.append((r0 + cell // WINDOW, c0 + cell % WINDOW, view.hand[slot]))
+        return view.board.score(move)
+    after = model.copy(state)
+    model.step(after, action)
+    result = model.step(after, model.codec.end)
+    return result.points.get(player, 0)
+
+
+def test_place_points_are_what_the_engine_scores() -> None:
+    model = feature_model()
+    checked = {"start row": 0, "turn start": 0, "mid-turn": 0, "end bonus": 0}
+    for seed in range(4):
+        for state in positions(model, seed, every=9, endgame=True):
+            views = to_act_views(model, state)
+            points = views["place_points"].reshape(-1)
+            legal = np.flatnonzero(model.legal_mask(state)[:PLACEMENTS])
+            assert not points[np.setdiff1d(np.arange(PLACEMENTS), legal)].any()
+            view = model.public_view(state, model.current_player(state))
+            kind = (
+                "start row"
+                if view.first_turn
+                else "mid-turn"
+                if view.laid_this_turn
+                else "turn start"
+            )
+            for action in legal[:: max(1, legal.size // 12)]:
+                expected = engine_points(model, state, int(action))
+                assert points[action] == expected, (
+                    seed,
+                    kind,
+                    model.describe_action(state, action),
+                )
+                checked[kind] += 1
+                if view.bag_size == 0 and len(view.hand) == len(view.laid_this_turn) + 1:
+                    checked["end bonus"] += 1
+    assert all(n > 0 for n in checked.values()), checked
+
+
+def test_turn_points_are_what_ending_the_turn_now_scores() -> None:
+    model = feature_model()
+    checked = 0
+    for seed in range(3):
+        for state in positions(model, seed, every=5):
+            views = to_act_views(model, state)
+            mask = model.legal_mask(state)
+            if not mask[model.codec.end]:
+                assert views["turn_points"][0] == 0
+                continue
+            player = model.current_player(state)
+            after = model.copy(state)
+            result = model.step(after, model.codec.end)
+            assert views["turn_points"][0] == result.points.get(player, 0)
+            checked += 1
+    assert checked > 50
+
+
+def test_place_legal_is_the_mask_and_only_the_player_to_act_sees_moves() -> None:
+    model = feature_model(num_players=3)
+    for state in positions(model, 5, every=7):
+        to_act = model.current_player(state)
+        mask = model.legal_mask(state)[:PLACEMENTS].reshape(6, WINDOW, WINDOW)
+        for player in range(3):
+            views = model.layout.decode(model.observe(state, player))
+            if player == to_act:
+                np.testing.assert_array_equal(views["place_legal"], mask)
+            else:
+                for name in ("place_legal", "place_points", "turn_points"):
+                    assert not views[name].any(), name
+
+
+def tiles_on(board: np.ndarray) -> dict[tuple[int, int], int]:
+    """The tiles the ``board`` planes show: window cell -> tile id."""
+    rows, cols = np.nonzero(board[12])
+    return {
+        (int(r), int(c)): int(np.argmax(board[:6, r, c])) * 6 + int(np.argmax(board[6:12, r, c]))
+        for r, c in zip(rows, cols, strict=True)
+    }
+
+
+def brute_lines(board: np.ndarray) -> dict[str, np.ndarray]:
+    """``line_length``, ``line_open`` and ``cell_kinds`` counted cell by cell: walking the
+    runs, and asking the rules engine which kinds may be laid on each empty cell."""
+    w = board.shape[1]
+    tiles = tiles_on(board)
+    rules = Board(tiles)
+    kinds = np.zeros((w, w))
+    for r in range(w):
+        for c in range(w):
+            near = any((r + dr, c + dc) in tiles for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)))
+            if (r, c) not in tiles and near:
+                kinds[r, c] = sum(rules.is_legal([(r, c, k)]) for k in range(36))
+    length = np.zeros((2, w, w))
+    open_ends = np.zeros((2, w, w))
+    for d, (dr, dc) in enumerate(((0, 1), (1, 0))):
+        for r, c in np.ndindex(w, w):
+            n = 1
+            ends = 0
+            for sign in (-1, 1):
+                rr, cc = r + sign * dr, c + sign * dc
+                while (rr, cc) in tiles:
+                    n += 1
+                    rr, cc = rr + sign * dr, cc + sign * dc
+                ends += 0 <= rr < w and 0 <= cc < w and kinds[rr, cc] > 0
+            length[d, r, c] = n if n >= 2 else 0
+            open_ends[d, r, c] = ends if (r, c) in tiles else 0
+    return {"line_length": length, "line_open": open_ends, "cell_kinds": kinds[None]}
+
+
+def test_line_fields_match_a_cell_by_cell_count() -> None:
+    model = feature_model()
+    closed = 0
+    for state in positions(model, 11, every=90):
+        views = model.layout.decode(model.observe(state, 1 - model.current_player(state)))
+        for name, expected in brute_lines(views["board"]).items():
+            np.testing.assert_array_equal(views[name], expected, err_msg=name)
+        in_line = views["line_length"] > 0
+        closed += int((in_line & (views["line_open"] < 2)).sum())
+    assert closed > 0  # some line ends were blocked
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_compiled_and_reference_features_are_equal(num_players: int) -> None:
+    compiled = feature_model(num_players, "compiled")
+    reference = feature_model(num_players, "reference")
+    rng_c, rng_r = np.random.default_rng(7), np.random.default_rng(7)
+    sc, sr = compiled.new_state(rng_c), reference.new_state(rng_r)
+    play = np.random.default_rng(8)
+    checked = 0
+    while not compiled.is_over(sc) and checked < 300:
+        for player in range(num_players):
+            np.testing.assert_array_equal(
+                compiled.observe(sc, player), reference.observe(sr, player)
+            )
+        checked += 1
+        action = int(play.choice(np.flatnonzero(compiled.legal_mask(sc))))
+        compiled.step(sc, action)
+        reference.step(sr, action)
+    assert checked >= 250
+
+
+def test_env_with_features_conforms_and_stays_in_bounds() -> None:
+    check_env(lambda: qwirkle_v0.raw_env(features=True), games=2)
+    env = qwirkle_v0.raw_env(features=True, num_players=3, engine="reference")
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    top = 0.0
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        obs = env.observe(agent)["observation"]
+        assert space.contains(obs)
+        top = max(top, float(env.layout.decode(obs)["place_points"].max()))
+        env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+    assert 0 < top <= MAX_TURN_POINTS
+
+
+def test_features_option_through_the_factory_and_the_vector_api() -> None:
+    env = make_env("qwirkle_v0", features=True)
+    assert "place_points" in env.layout.decode(env.layout.zeros())
+    games = VectorGames("qwirkle_v0", num_envs=2, seed=0, features=True)
+    assert games.backend == "reference"  # the compiled batch has no feature fields
+    out = games.reset()
+    assert out.observation.shape == (2, env.layout.size)
+    legal = env.layout.decode(out.observation)["place_legal"].reshape(2, -1)
+    np.testing.assert_array_equal(legal, out.action_mask[:, :PLACEMENTS])
+
+
+def test_features_option_must_be_a_bool() -> None:
+    with pytest.raises(ConfigError, match="features='yes' .* allowed: True or False"):
+        qwirkle_v0.raw_env(features="yes")  # type: ignore[arg-type]

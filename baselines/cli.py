@@ -5,8 +5,9 @@ Subcommands:
 - ``arena``: agents play each other; win rates with Wilson intervals, Bradley–Terry ratings.
 - ``replay``: print a saved game turn by turn, ``--gif`` writes an animation.
 - ``play``: play against agents in the terminal.
-- ``train`` / ``evaluate``: PPO (needs the ``baselines`` extra); arguments are passed on to
-  ``tabletop_rl.baselines.ppo.train`` / ``.evaluate`` unchanged.
+- ``train`` / ``evaluate`` / ``clone``: PPO and behaviour cloning (need the ``baselines``
+  extra); arguments are passed on to ``tabletop_rl.baselines.ppo.train`` / ``.evaluate`` /
+  ``.clone`` unchanged.
 
 >>> main(["arena", "--env", "no_such_env", "--agents", "random", "greedy"])
 Traceback (most recent call last):
@@ -29,6 +30,7 @@ from .arguments import CommandParser
 FORWARDED = {
     "train": "tabletop_rl.baselines.ppo.train",
     "evaluate": "tabletop_rl.baselines.ppo.evaluate",
+    "clone": "tabletop_rl.baselines.ppo.clone",
 }
 
 
@@ -145,6 +147,7 @@ def _arena(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
 
     from .arena import ArenaConfig, format_table, run_arena
+    from .arena.agent_specs import observation_kwargs
 
     config = ArenaConfig(
         env=args.env,
@@ -152,7 +155,7 @@ def _arena(args: argparse.Namespace, out: TextIO) -> int:
         games=args.games,
         players=args.players,
         seed=args.seed,
-        env_kwargs=_env_kwargs(args.env_arg),
+        env_kwargs={**observation_kwargs(args.agents, args.env), **_env_kwargs(args.env_arg)},
         agent_games=_agent_games(args.agent_games),
     )
     folder = Path(args.out or f"arena/{args.env}_{args.players}p")

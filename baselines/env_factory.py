@@ -17,6 +17,7 @@ qwirkle_cards_v0, qwirkle_v0 (or 'module:factory' for a game of your own)
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
@@ -24,6 +25,16 @@ from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.registry import available_envs, make
+
+
+@functools.lru_cache(maxsize=64)
+def game_name(env_name: str) -> str:
+    """The registry name agents are looked up by: ``env_name``, or for a ``module:factory``
+    environment the name its ``info`` declares (a variant of a registered game gets its
+    agents)."""
+    if ":" not in env_name:
+        return env_name
+    return str(make_env(env_name).info.name)
 
 
 def make_env(env_name: str, **kwargs: Any) -> TabletopAECEnv:
@@ -54,4 +65,4 @@ def make_env(env_name: str, **kwargs: Any) -> TabletopAECEnv:
     return env
 
 
-__all__ = ["make_env"]
+__all__ = ["game_name", "make_env"]

@@ -28,6 +28,7 @@ import numpy as np
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError, NotationError
 
 from .arena import resolve_agent
+from .arena.agent_specs import observation_kwargs
 from .env_factory import make_env
 from .move_parsers import (
     PARSERS,
@@ -87,7 +88,8 @@ class TerminalGame:
             raise ConfigError("name at least one opponent (--opponents greedy)")
         self.env_name = env_name
         players = 1 + len(opponents)
-        self.env_kwargs = dict(env_kwargs or {})
+        specs = [*opponents, *([hint_agent] if hint_agent else [])]
+        self.env_kwargs = {**observation_kwargs(specs, env_name), **(env_kwargs or {})}
         self.env = make_env(env_name, num_players=players, render_mode="ansi", **self.env_kwargs)
         if not 0 <= seat < players:
             raise ConfigError(f"--seat {seat} is not a seat; allowed: 0 to {players - 1}")

@@ -27,19 +27,30 @@ _AGENTS: dict[tuple[str, str], str] = {
     ("qwirkle_cards_v0", "greedy"): "qwirkle_cards:QwirkleCardsGreedyAgent",
     ("qwirkle_cards_v0", "heuristic"): "qwirkle_cards_heuristic:QwirkleCardsHeuristicAgent",
     ("qwirkle_v0", "heuristic"): "qwirkle_heuristic:QwirkleHeuristicAgent",
+    ("tictactoe", "tactics"): "tictactoe:TicTacToeTacticsAgent",
 }
+
+
+def _game(env_name: str) -> str:
+    """The name agents are registered under (a ``module:factory`` environment: its game's)."""
+    if ":" not in env_name:
+        return env_name
+    from ..env_factory import game_name
+
+    return game_name(env_name)
 
 
 def agent_names(env_name: str) -> list[str]:
     """Names of the scripted agents available for ``env_name``."""
-    return ["random", *sorted(name for env, name in _AGENTS if env == env_name)]
+    game = _game(env_name)
+    return ["random", *sorted(name for env, name in _AGENTS if env == game)]
 
 
 def agent_class(name: str, env_name: str) -> type[Agent]:
     """The class of scripted agent ``name`` for ``env_name`` (built as ``Class(rng, **kwargs)``)."""
     if name == "random":
         return RandomAgent
-    key = (env_name, name)
+    key = (_game(env_name), name)
     if key not in _AGENTS:
         raise ConfigError(
             f"no agent {name!r} for {env_name}; available: {', '.join(agent_names(env_name))}"

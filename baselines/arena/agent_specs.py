@@ -1,7 +1,8 @@
 """Agent specs: the text that names an agent on the command line and in game records.
 
 A spec is a name from ``agent_names(env)`` (``random``, ``greedy``, ...), ``mcts``,
-``ppo:PATH`` or ``rllib:PATH`` (an RLlib checkpoint, see :mod:`tabletop_rl.baselines.rllib`);
+``ppo:PATH`` (``ppo:pretrained/<env name>``: the policy shipped for that game) or
+``rllib:PATH`` (an RLlib checkpoint, see :mod:`tabletop_rl.baselines.rllib`);
 options follow a colon, e.g. ``mcts:simulations=100,rollout=greedy``.
 
 >>> parse_agent_spec("mcts:simulations=50,rollout=greedy")
@@ -14,7 +15,6 @@ options follow a colon, e.g. ``mcts:simulations=100,rollout=greedy``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import numpy as np
 from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 
-from ..env_factory import make_env
+from ..env_factory import game_name
 
 
 def parse_value(text: str) -> Any:
@@ -75,16 +75,6 @@ def available_agents(env_name: str) -> list[str]:
     return [*agent_names_for(env_name), "mcts", "ppo:PATH", "rllib:PATH"]
 
 
-@functools.lru_cache(maxsize=64)
-def game_name(env_name: str) -> str:
-    """The registry name agents are looked up by: ``env_name``, or for a ``module:factory``
-    environment the name its ``info`` declares (a variant of a registered game gets its
-    agents)."""
-    if ":" not in env_name:
-        return env_name
-    return str(make_env(env_name).info.name)
-
-
 def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     """Build the agent named by ``spec`` for ``env_name`` (see the module docstring).
 
@@ -133,9 +123,23 @@ def agent_names_for(env_name: str) -> list[str]:
     return agent_names(game_name(env_name))
 
 
+def observation_kwargs(specs: Sequence[str], env_name: str) -> dict[str, Any]:
+    """The environment options the agents of ``specs`` need to read their observations:
+    ``{"features": True}`` when a ``ppo:`` policy was trained on observation features (the
+    others read the basic observation it starts with), else empty."""
+    needs: dict[str, Any] = {}
+    for spec in specs:
+        name, kwargs = parse_agent_spec(spec)
+        if name == "ppo":
+            agent = _load_ppo(kwargs["path"], game_name(env_name), np.random.default_rng(0))
+            needs.update(agent.env_kwargs)
+    return needs
+
+
 def _load_ppo(path: str, env_name: str, rng: np.random.Generator) -> Any:
     where = Path(path)
-    if not where.exists():
+    shipped = path.startswith("pretrained/") and not where.exists()  # a policy we ship
+    if not shipped and not where.exists():
         raise ConfigError(
             f"ppo:{path}: no such file or folder; give a training run folder (holding "
             "checkpoint.pt) or a checkpoint file"
@@ -166,6 +170,7 @@ __all__ = [
     "available_agents",
     "check_agent_specs",
     "game_name",
+    "observation_kwargs",
     "parse_agent_spec",
     "parse_value",
     "resolve_agent",

@@ -1,8 +1,14 @@
 """A trained PPO policy as an :class:`~tabletop_rl.baselines.agents.Agent`.
 
 ``load_ppo_agent(path, env_name, rng)`` reads a run directory's checkpoint (or a checkpoint
-file) and returns an agent that plays the most probable legal action (``greedy=True``,
-default) or samples from the masked policy with ``rng``.
+file, or ``pretrained/<env name>``) and returns an agent that plays the most probable legal
+action (``greedy=True``, default) or samples from the masked policy with ``rng``.
+
+A policy trained with observation features (``env_kwargs: {features: true}``) needs them in
+the observations it is given: its :attr:`PPOAgent.env_kwargs` says so, and the arena and
+``play`` build their environment accordingly. Features are appended after the basic
+observation, so a policy trained without them reads the first entries of a featured
+observation and plays in the same environment as one trained with them.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from torch import nn
 
 from tabletop_rl.envs.errors import ConfigError
 
+from ..env_factory import make_env
 from .checkpoint import load_checkpoint, network_from_checkpoint
 from .distributions import MaskedCategorical
 
@@ -24,16 +31,35 @@ class PPOAgent:
     """Acts with a trained actor-critic on the observation and its mask."""
 
     def __init__(
-        self, net: nn.Module, rng: np.random.Generator, greedy: bool = True, name: str = "ppo"
+        self,
+        net: nn.Module,
+        rng: np.random.Generator,
+        greedy: bool = True,
+        name: str = "ppo",
+        obs_size: int | None = None,
+        env_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         self.net = net.eval()
         self.rng = rng
         self.greedy = greedy
         self.name = name
+        self.obs_size = obs_size
+        """Entries of the observation the network reads (None: all)."""
+        self.env_kwargs = dict(env_kwargs or {})
+        """What the environment must be built with for this policy (``{"features": True}``
+        for a policy trained on features, else empty)."""
 
     @torch.no_grad()
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
-        obs = torch.as_tensor(np.asarray(observation["observation"], np.float32))[None]
+        full = np.asarray(observation["observation"], np.float32)
+        if self.obs_size is not None and len(full) != self.obs_size:
+            if len(full) < self.obs_size:
+                raise ConfigError(
+                    f"{self.name} reads observations of {self.obs_size} entries, got "
+                    f"{len(full)}: build the environment with {self.env_kwargs or 'its options'}"
+                )
+            full = full[: self.obs_size]  # a featured observation starts with the basic one
+        obs = torch.as_tensor(full)[None]
         mask = torch.as_tensor(np.asarray(observation["action_mask"])).bool()[None]
         logits, _ = self.net(obs)
         dist = MaskedCategorical(logits, mask)
@@ -50,4 +76,6 @@ def load_ppo_agent(
     cfg, net = network_from_checkpoint(load_checkpoint(path))
     if cfg.env != env_name:
         raise ConfigError(f"checkpoint {path!r} was trained on {cfg.env!r}, not {env_name!r}")
-    return PPOAgent(net, rng, greedy=greedy, name=f"ppo:{path}")
+    size = make_env(cfg.env, **cfg.env_kwargs).layout.size
+    needs = {k: v for k, v in cfg.env_kwargs.items() if k == "features" and v}
+    return PPOAgent(net, rng, greedy=greedy, name=f"ppo:{path}", obs_size=size, env_kwargs=needs)

@@ -4,6 +4,17 @@ A checkpoint holds only tensors and plain containers: the resolved config (a dic
 network's and optimizer's state dicts, the step counters, the random generators' states
 (torch generator state as a tensor, numpy bit-generator states as JSON strings) and the
 self-play collector's state (see :meth:`SelfPlayCollector.state_dict`).
+
+A *policy file* (:func:`export_policy`) keeps only what playing needs: the config, the
+network's weights, and where in training they come from. The package ships one per game,
+named ``pretrained/<env name>`` wherever a checkpoint path is taken (``ppo:pretrained/
+liniell_v0`` in the arena and ``play``, ``tabletop-rl evaluate pretrained/liniell_v0``,
+``init_from``).
+
+>>> pretrained_path("pretrained/chess_v0")
+Traceback (most recent call last):
+...
+tabletop_rl.envs.errors.ConfigError: no pretrained policy 'chess_v0'; shipped: ...
 """
 
 from __future__ import annotations
@@ -22,6 +33,28 @@ from .config import PPOConfig, config_from_dict
 from .networks import build_network
 
 CHECKPOINT_NAME = "checkpoint.pt"
+PRETRAINED_PREFIX = "pretrained/"
+"""Paths starting with this name a policy shipped with the package."""
+PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
+"""Where the shipped policies live (``tabletop_rl/baselines/pretrained/<env name>.pt``)."""
+POLICY_KEYS = ("config", "model", "update", "global_step", "time", "cpu_time", "eval_time")
+"""What a policy file keeps of a checkpoint."""
+
+
+def shipped_policies() -> list[str]:
+    """The environments with a pretrained policy in the package."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
+
+
+def pretrained_path(name: str) -> Path:
+    """The file of the shipped policy ``pretrained/<env name>`` (a ConfigError if none)."""
+    env = name[len(PRETRAINED_PREFIX) :] if name.startswith(PRETRAINED_PREFIX) else name
+    path = PRETRAINED_DIR / f"{env}.pt"
+    if not path.is_file():
+        raise ConfigError(
+            f"no pretrained policy {env!r}; shipped: {', '.join(shipped_policies()) or 'none'}"
+        )
+    return path
 
 
 def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
@@ -30,7 +63,10 @@ def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
 
 
 def checkpoint_path(path: str | Path) -> Path:
-    """The checkpoint file of a run directory (or ``path`` itself when it is a file)."""
+    """The checkpoint file of a run directory (or ``path`` itself when it is a file; or the
+    shipped policy for ``pretrained/<env name>``)."""
+    if str(path).startswith(PRETRAINED_PREFIX) and not Path(path).exists():
+        return pretrained_path(str(path))
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT_NAME
@@ -83,3 +119,33 @@ def network_from_checkpoint(state: dict[str, Any]) -> tuple[PPOConfig, nn.Module
     net.load_state_dict(state["model"])
     net.eval()
     return cfg, net
+
+
+def export_policy(source: str | Path, out: str | Path) -> dict[str, Any]:
+    """Write the policy file of checkpoint ``source`` (run folder or file) to ``out``
+    atomically: the config and network weights only (see the module docstring)."""
+    state = load_checkpoint(source)
+    policy = {key: state[key] for key in POLICY_KEYS if key in state}
+    save_checkpoint(policy, out)
+    return policy
+
+
+def load_weights(net: nn.Module, source: str, cfg: PPOConfig) -> dict[str, Any]:
+    """Load the network weights of checkpoint ``source`` into ``net`` (built from ``cfg``);
+    a ConfigError when the checkpoint was trained on another environment or network."""
+    state = load_checkpoint(source)
+    theirs = config_from_dict(state["config"])
+    if (theirs.env, theirs.env_kwargs) != (cfg.env, cfg.env_kwargs):
+        raise ConfigError(
+            f"init_from {source!r}: the checkpoint was trained on {theirs.env} with env_kwargs "
+            f"{theirs.env_kwargs}, this run is {cfg.env} with {cfg.env_kwargs}"
+        )
+    try:
+        net.load_state_dict(state["model"])
+    except RuntimeError as exc:
+        raise ConfigError(
+            f"init_from {source!r}: the checkpoint's network ({theirs.network}, conv_channels "
+            f"{theirs.conv_channels}, hidden_sizes {theirs.hidden_sizes}) does not fit this run's "
+            f"({cfg.network}, {cfg.conv_channels}, {cfg.hidden_sizes}): {exc}"
+        ) from None
+    return state

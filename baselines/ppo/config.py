@@ -124,6 +124,30 @@ class PPOConfig:
     """Gradient clipping norm."""
     target_kl: float = 0.0
     """Stop the epochs of an update early when the approximate KL exceeds this (0: never)."""
+    pg_coef: float = 1.0
+    """Weight of the clipped policy-gradient loss (0 with a ``teacher``: the policy only
+    imitates the teacher, as ``tabletop-rl clone`` does)."""
+
+    # -------------------------------------------------------------- kickstarting
+    teacher: str = ""
+    """Kickstarting (Schmitt et al., 2018): a scripted agent of the game (``heuristic``,
+    ``greedy``, ``mcts``, ...) that labels every learner decision with its own choice; the
+    update adds ``teacher_coef`` times the cross-entropy of the learner's masked policy on the
+    teacher's action (a distillation loss) to the PPO loss. Empty: no teacher."""
+    teacher_coef: float = 1.0
+    """Weight of the distillation loss at the start of the run."""
+    teacher_decay_steps: int = 0
+    """Anneal ``teacher_coef`` linearly to 0 over this many learner steps, after which the
+    teacher is no longer asked (0: keep it constant for the whole run)."""
+    teacher_plays: float = 0.0
+    """Fraction of the learner's decisions on which the teacher's action is played instead of
+    the learner's (1: behaviour cloning on the teacher's own games). Needs ``pg_coef: 0``: the
+    policy gradient is only valid on the learner's own actions."""
+    init_from: str = ""
+    """Start the network from the weights of this checkpoint (a training run folder, a
+    checkpoint file, e.g. the output of ``tabletop-rl clone``, or ``pretrained/<env>``); it
+    must have been trained with the same environment and network settings. Empty: a fresh
+    network initialised from ``seed``."""
 
     # -------------------------------------------------------------------- network
     network: str = "conv"
@@ -278,6 +302,25 @@ def _validate(cfg: PPOConfig) -> None:
         raise ConfigError("config key 'opponents' needs at least one positive weight")
     if not 0.0 <= cfg.gamma <= 1.0 or not 0.0 <= cfg.gae_lambda <= 1.0:
         raise ConfigError("config keys 'gamma' and 'gae_lambda' must lie in [0, 1]")
+    for key in ("teacher_coef", "pg_coef", "teacher_decay_steps"):
+        if getattr(cfg, key) < 0:
+            raise ConfigError(f"config key {key!r} must be >= 0, got {getattr(cfg, key)}")
+    if not 0.0 <= cfg.teacher_plays <= 1.0:
+        raise ConfigError(f"config key 'teacher_plays' must lie in [0, 1], got {cfg.teacher_plays}")
+    if cfg.teacher_plays > 0 and not cfg.teacher:
+        raise ConfigError("config key 'teacher_plays' needs a 'teacher' (a scripted agent name)")
+    if cfg.teacher_plays > 0 and cfg.pg_coef != 0:
+        raise ConfigError(
+            "config key 'teacher_plays' > 0 needs 'pg_coef: 0': the policy gradient is only "
+            f"valid on the learner's own actions (got pg_coef {cfg.pg_coef})"
+        )
+    if cfg.teacher and cfg.symmetry_augmentation:
+        raise ConfigError(
+            "config keys 'teacher' and 'symmetry_augmentation' cannot be combined: the teacher "
+            "labels the real position, the learner sees a transformed one"
+        )
+    if cfg.pg_coef == 0 and not cfg.teacher:
+        raise ConfigError("config key 'pg_coef: 0' needs a 'teacher', or nothing is learned")
 
 
 def config_from_dict(values: dict[str, Any]) -> PPOConfig:

@@ -60,9 +60,16 @@ def ppo_update(
     batch: Batch,
     cfg: PPOConfig,
     gen: torch.Generator,
+    teacher_coef: float = 0.0,
 ) -> dict[str, float]:
     """Several epochs of clipped-surrogate minibatch updates on ``batch``; the losses and
-    diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance)."""
+    diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance).
+
+    With ``teacher_coef > 0`` the loss also holds ``teacher_coef`` times the distillation
+    loss: the cross-entropy of the masked policy on the teacher's action, over the rows a
+    teacher labelled (kickstarting); ``teacher_loss`` and ``teacher_agreement`` (how often the
+    policy's most probable action is the teacher's) are then logged too. The policy-gradient
+    term is weighted by ``cfg.pg_coef``."""
     advantages, returns = compute_gae(
         batch.rewards,
         batch.values,
@@ -79,12 +86,16 @@ def ppo_update(
     b_values = torch.as_tensor(batch.values)
     b_advantages = torch.as_tensor(advantages)
     b_returns = torch.as_tensor(returns)
+    b_teacher = torch.as_tensor(batch.teacher_actions)
+    distil = teacher_coef > 0 and bool((b_teacher >= 0).any())
 
     n = len(batch)
     minibatch_size = max(1, -(-n // cfg.num_minibatches))
     net.train()
     clipfracs: list[float] = []
     approx_kl = old_approx_kl = pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
+    teacher_losses: list[float] = []
+    agreements: list[float] = []
     for _epoch in range(cfg.update_epochs):
         order = torch.randperm(n, generator=gen)
         for start in range(0, n, minibatch_size):
@@ -121,7 +132,18 @@ def ppo_update(
                 v_loss = 0.5 * ((new_values - b_returns[mb]) ** 2).mean()
 
             entropy_loss = entropy.mean()
-            loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
+            loss = cfg.pg_coef * pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
+
+            if distil:
+                labelled = b_teacher[mb] >= 0
+                if bool(labelled.any()):
+                    targets = b_teacher[mb][labelled]
+                    teacher_nll = -dist.log_prob(b_teacher[mb].clamp_min(0))[labelled].mean()
+                    loss = loss + teacher_coef * teacher_nll
+                    with torch.no_grad():
+                        teacher_losses.append(teacher_nll.item())
+                        picks = dist.mode()[labelled]
+                        agreements.append((picks == targets).float().mean().item())
 
             optimizer.zero_grad()
             loss.backward()
@@ -131,7 +153,15 @@ def ppo_update(
         if cfg.target_kl > 0 and approx_kl.item() > cfg.target_kl:
             break
 
+    diagnostics = {}
+    if distil:
+        diagnostics = {
+            "teacher_loss": float(np.mean(teacher_losses)) if teacher_losses else float("nan"),
+            "teacher_agreement": float(np.mean(agreements)) if agreements else float("nan"),
+        }
     return {
+        **diagnostics,
+        "teacher_coef": teacher_coef,
         "policy_loss": pg_loss.item(),
         "value_loss": v_loss.item(),
         "entropy": entropy_loss.item(),

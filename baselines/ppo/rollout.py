@@ -65,6 +65,9 @@ class GameSetup:
     agent_seed: int
     controllers: tuple[str, ...]
     """Per seat: ``"learner"``, ``"pool:K"`` or a scripted agent's name."""
+    teacher: str = ""
+    """A scripted agent that labels every learner decision with its own choice
+    (:attr:`Decision.teacher_action`); empty: none."""
 
 
 @dataclass
@@ -77,6 +80,8 @@ class Decision:
     rewards: np.ndarray
     steps: int
     """Agent steps (all seats) since the slot's previous report."""
+    teacher_action: int = -1
+    """The teacher's choice in this position (a learner seat with a teacher), else -1."""
 
 
 @dataclass
@@ -108,6 +113,8 @@ class GameSlot:
         self.state: Any = None
         self._mask: np.ndarray | None = None
         self.agents: dict[int, Any] = {}
+        self.teacher: Any = None
+        self.learner_seats: set[int] = set()
         self.setup: GameSetup | None = None
         self.net_actions: list[int] = []
         self._rewards = np.zeros(self.n, dtype=np.float64)
@@ -132,6 +139,11 @@ class GameSlot:
             for seat, c in enumerate(setup.controllers)
             if not is_network(c)
         }
+        self.teacher = None
+        self.learner_seats = {seat for seat, c in enumerate(setup.controllers) if c == LEARNER}
+        if setup.teacher:  # its own generator: the opponents play the same games either way
+            teacher_rng = np.random.default_rng([setup.agent_seed, 1])
+            self.teacher = make_agent(setup.teacher, self.env_name, teacher_rng)
         return self._advance()
 
     def act(self, action: int) -> Report:
@@ -183,7 +195,11 @@ class GameSlot:
             }
             scripted = self.agents.get(seat)
             if scripted is None:
-                return Decision(seat, obs["observation"], obs["action_mask"], *self._take_rewards())
+                label = -1
+                if self.teacher is not None and seat in self.learner_seats:
+                    label = int(self.teacher.act(obs, model.public_view(state, seat)))
+                rewards, steps = self._take_rewards()
+                return Decision(seat, obs["observation"], obs["action_mask"], rewards, steps, label)
             self._step(int(scripted.act(obs, model.public_view(state, seat))))
 
 

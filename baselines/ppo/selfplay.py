@@ -61,6 +61,8 @@ class Transition:
     next_value: float = 0.0
     truncated: bool = False
     """The game was cut after this decision; ``next_value`` bootstraps from the cut."""
+    teacher_action: int = -1
+    """The teacher's choice in this position (-1: no teacher asked)."""
 
 
 @dataclass
@@ -77,6 +79,8 @@ class Batch:
     next_values: np.ndarray
     cont: np.ndarray
     """1 where the next row is this stream's next transition (same game), else 0."""
+    teacher_actions: np.ndarray
+    """The teacher's choice per row (-1 where no teacher was asked)."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -121,12 +125,24 @@ def opponent_key(controllers: tuple[str, ...], primary: int) -> str:
 
 @torch.no_grad()
 def policy_step(
-    net: nn.Module, obs: np.ndarray, masks: np.ndarray, gen: torch.Generator, greedy: bool = False
+    net: nn.Module,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    gen: torch.Generator,
+    greedy: bool = False,
+    forced: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Actions (sampled with ``gen``, or the mode), their log-probabilities, and values."""
+    """Actions (sampled with ``gen``, or the mode), their log-probabilities, and values.
+
+    Where ``forced`` is given and ``>= 0`` that action is taken instead (its log-probability
+    under the policy is returned); the sample is drawn either way, so forcing some rows does
+    not change the random stream of the others."""
     logits, values = net(torch.as_tensor(obs, dtype=torch.float32))
     dist = MaskedCategorical(logits, torch.as_tensor(masks).bool())
     actions = dist.mode() if greedy else dist.sample(gen)
+    if forced is not None:
+        override = torch.as_tensor(forced)
+        actions = torch.where(override >= 0, override, actions)
     return actions.numpy(), dist.log_prob(actions).numpy(), values.numpy()
 
 
@@ -165,6 +181,10 @@ class SelfPlayCollector:
                 )
         self.sym_rng = np.random.default_rng([cfg.seed, 2])
         """Draws the frame of every learner decision (only with ``symmetry_augmentation``)."""
+        self.teacher_rng = np.random.default_rng([cfg.seed, 3])
+        """Draws which learner decisions play the teacher's action (``teacher_plays``)."""
+        self.teacher_active = bool(cfg.teacher)
+        """Whether new games ask the teacher (the trainer turns it off once its weight is 0)."""
 
     # ------------------------------------------------------------------ opponents
     def add_snapshot(self) -> None:
@@ -211,7 +231,9 @@ class SelfPlayCollector:
             else:
                 controllers.append(kind)
         seeds = self.rng.integers(2**31, size=2)
-        return GameSetup(int(seeds[0]), int(seeds[1]), tuple(controllers)), primary
+        teacher = self.cfg.teacher if self.teacher_active else ""
+        setup = GameSetup(int(seeds[0]), int(seeds[1]), tuple(controllers), teacher)
+        return setup, primary
 
     # ------------------------------------------------------------------ collection
     def shaped_rewards(self, report: Report) -> np.ndarray:
@@ -262,7 +284,12 @@ class SelfPlayCollector:
                         masks = np.take_along_axis(masks, self.symmetries.actions[frames], axis=1)
                 else:
                     net = self.pool_nets[int(controller[len(POOL_PREFIX) :])]
-                actions, logps, values = policy_step(net, obs, masks, self.gen)
+                labels = np.array([d.teacher_action for d in decisions])  # type: ignore[union-attr]
+                forced = None
+                if controller == LEARNER and self.cfg.teacher_plays > 0:
+                    plays = self.teacher_rng.random(len(rows)) < self.cfg.teacher_plays
+                    forced = np.where(plays, labels, -1)
+                actions, logps, values = policy_step(net, obs, masks, self.gen, forced=forced)
                 played = actions  # the real actions; ``actions`` are in the frames seen
                 if frames is not None and self.symmetries is not None:
                     played = self.symmetries.actions[frames, actions]
@@ -276,7 +303,12 @@ class SelfPlayCollector:
                             prev.next_value = float(values[j])
                             done[(i, seat)].append(prev)
                         s.pending[seat] = Transition(
-                            obs[j], masks[j], a, float(logps[j]), float(values[j])
+                            obs[j],
+                            masks[j],
+                            a,
+                            float(logps[j]),
+                            float(values[j]),
+                            teacher_action=int(labels[j]),
                         )
                         stats.decisions += 1
                     s.net_actions.append(int(played[j]))
@@ -340,6 +372,7 @@ class SelfPlayCollector:
             dones=np.array([t.done for t in rows], dtype=np.float32),
             next_values=np.array([t.next_value for t in rows], dtype=np.float32),
             cont=cont,
+            teacher_actions=np.array([t.teacher_action for t in rows], dtype=np.int64),
         )
 
     # ------------------------------------------------------------------ checkpoints
@@ -356,7 +389,12 @@ class SelfPlayCollector:
                 "pending": {},
             }
             if s.setup is not None:
-                entry["setup"] = [s.setup.env_seed, s.setup.agent_seed, list(s.setup.controllers)]
+                entry["setup"] = [
+                    s.setup.env_seed,
+                    s.setup.agent_seed,
+                    list(s.setup.controllers),
+                    s.setup.teacher,
+                ]
             for seat, tr in s.pending.items():
                 entry["pending"][seat] = {
                     "obs": torch.from_numpy(tr.obs.copy()),
@@ -365,11 +403,14 @@ class SelfPlayCollector:
                     "logp": tr.logp,
                     "value": tr.value,
                     "reward": tr.reward,
+                    "teacher_action": tr.teacher_action,
                 }
             slots.append(entry)
         return {
             "rng": json.dumps(self.rng.bit_generator.state),
             "sym_rng": json.dumps(self.sym_rng.bit_generator.state),
+            "teacher_rng": json.dumps(self.teacher_rng.bit_generator.state),
+            "teacher_active": self.teacher_active,
             "slots": slots,
             "pool_ids": list(self.pool_ids),
             "pool_nets": {k: net.state_dict() for k, net in self.pool_nets.items()},
@@ -381,6 +422,9 @@ class SelfPlayCollector:
         self.rng.bit_generator.state = json.loads(state["rng"])
         if "sym_rng" in state:  # absent in checkpoints written before symmetry augmentation
             self.sym_rng.bit_generator.state = json.loads(state["sym_rng"])
+        if "teacher_rng" in state:  # absent in checkpoints written before kickstarting
+            self.teacher_rng.bit_generator.state = json.loads(state["teacher_rng"])
+            self.teacher_active = bool(state["teacher_active"])
         self.pool_ids = list(state["pool_ids"])
         self.next_pool_id = int(state["next_pool_id"])
         self.pool_nets = {}
@@ -404,14 +448,17 @@ class SelfPlayCollector:
                     p["logp"],
                     p["value"],
                     p["reward"],
+                    teacher_action=int(p.get("teacher_action", -1)),
                 )
                 for seat, p in entry["pending"].items()
             }
             if entry["setup"] is None:
                 commands.append(("idle", None))
             else:
-                env_seed, agent_seed, controllers = entry["setup"]
-                s.setup = GameSetup(int(env_seed), int(agent_seed), tuple(controllers))
+                env_seed, agent_seed, controllers, *teacher = entry["setup"]
+                s.setup = GameSetup(
+                    int(env_seed), int(agent_seed), tuple(controllers), *map(str, teacher)
+                )
                 commands.append(("replay", (s.setup, s.net_actions)))
         reports = self.vec.run(commands)
         for s, entry, report in zip(self.slots, state["slots"], reports, strict=True):

@@ -46,7 +46,7 @@ import signal
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +57,13 @@ import torch
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents import agent_names
-from .checkpoint import CHECKPOINT_NAME, load_checkpoint, make_network, save_checkpoint
+from .checkpoint import (
+    CHECKPOINT_NAME,
+    load_checkpoint,
+    load_weights,
+    make_network,
+    save_checkpoint,
+)
 from .config import (
     PPOConfig,
     apply_overrides,
@@ -68,6 +74,7 @@ from .config import (
     save_config,
 )
 from .evaluate import agent_available, evaluate_against, format_results
+from .kickstart import teacher_weight
 from .ppo import ppo_update
 from .progress_bar import Budget, BudgetBar
 from .rollout import VecGames
@@ -93,6 +100,9 @@ PROGRESS_FIELDS = [
     "approx_kl",
     "clipfrac",
     "explained_variance",
+    "teacher_coef",
+    "teacher_loss",
+    "teacher_agreement",
     "decisions_per_s",
     "agent_steps_per_s",
     "env_time_s",
@@ -148,6 +158,11 @@ def _check_opponents(cfg: PPOConfig) -> None:
         raise ConfigError(
             f"config key 'opponents' names {missing}, not agents of {cfg.env}; "
             f"allowed: 'self', 'pool', {', '.join(repr(a) for a in available)}"
+        )
+    if cfg.teacher and cfg.teacher not in available:
+        raise ConfigError(
+            f"config key 'teacher' names {cfg.teacher!r}, not a scripted agent of {cfg.env}; "
+            f"allowed: {', '.join(repr(a) for a in available)}"
         )
 
 
@@ -226,6 +241,8 @@ def _train(
 
     torch.set_num_threads(cfg.torch_threads)
     net = make_network(cfg)
+    if cfg.init_from and state is None:
+        load_weights(net, cfg.init_from, cfg)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     gen = torch.Generator().manual_seed(_seed(cfg, 2))
     update, global_step = 0, 0
@@ -297,6 +314,8 @@ def _train(
     try:
         while global_step < cfg.total_steps and not spent_already:
             lr = cfg.lr * (1.0 - global_step / cfg.total_steps) if cfg.anneal_lr else cfg.lr
+            teacher_coef = teacher_weight(cfg, global_step)
+            collector.teacher_active = teacher_coef > 0
             with stop.interruptible():
                 for group in optimizer.param_groups:
                     group["lr"] = lr
@@ -305,7 +324,7 @@ def _train(
                 t1 = time.perf_counter()
                 if len(batch) == 0:
                     continue
-                losses = ppo_update(net, optimizer, batch, cfg, gen)
+                losses = ppo_update(net, optimizer, batch, cfg, gen, teacher_coef)
                 t2 = time.perf_counter()
             update += 1
             global_step += len(batch)
@@ -397,8 +416,12 @@ def _train(
     )
 
 
-def parse_args(argv: list[str]) -> tuple[PPOConfig, bool] | None:
-    """The config and the resume flag from ``argv``; None when help was asked for."""
+def parse_args(
+    argv: list[str], preset: Mapping[str, Any] | None = None
+) -> tuple[PPOConfig, bool] | None:
+    """The config and the resume flag from ``argv``; None when help was asked for.
+
+    ``preset`` (a command's fixed settings, such as ``clone``'s) is applied last."""
     if not argv or argv[0] in ("-h", "--help"):
         return None
     path, rest = argv[0], list(argv[1:])
@@ -408,15 +431,18 @@ def parse_args(argv: list[str]) -> tuple[PPOConfig, bool] | None:
         return None
     resume = "--resume" in rest
     rest = [a for a in rest if a != "--resume"]
-    return apply_overrides(load_config(path), rest), resume
+    cfg = apply_overrides(load_config(path), rest)
+    if preset:
+        cfg = config_from_dict({**config_to_dict(cfg), **preset})
+    return cfg, resume
 
 
-def _help(argv: list[str]) -> str:
+def _help(argv: list[str], usage: str = USAGE, intro_text: str | None = None) -> str:
     """The help text; after a config file, with that config's values as the defaults."""
     intro = (
-        f"{USAGE}\n\n{__doc__.split(chr(10))[0]}\n\n--resume continues the run in run_dir from "
-        "its last checkpoint. Ctrl-C (or SIGTERM) stops a run within seconds, writes a "
-        "checkpoint and prints the command that resumes it.\n\n"
+        f"{usage}\n\n{intro_text or __doc__.split(chr(10))[0]}\n\n--resume continues the run in "
+        "run_dir from its last checkpoint. Ctrl-C (or SIGTERM) stops a run within seconds, writes "
+        "a checkpoint and prints the command that resumes it.\n\n"
     )
     if argv and not argv[0].startswith("-"):
         try:
@@ -430,16 +456,27 @@ def _help(argv: list[str]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status."""
+def main(
+    argv: list[str] | None = None,
+    command: str = "train",
+    preset: Callable[[PPOConfig], dict[str, Any]] | None = None,
+    intro: str | None = None,
+) -> int:
+    """Command-line entry point; returns the exit status.
+
+    ``command`` names the subcommand in messages; ``preset(config)`` gives the settings a
+    subcommand fixes (``clone``), applied over the config file and the overrides."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    usage = USAGE.replace(" train ", f" {command} ")
     try:
         parsed = parse_args(argv)
+        if parsed is not None and preset is not None:
+            parsed = parse_args(argv, preset(parsed[0]))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if parsed is None:
-        print(_help(argv))
+        print(_help(argv, usage, intro))
         return 0
     cfg, resume = parsed
     try:
@@ -448,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if result.stopped_by is not None:
-        again = shlex.join(["tabletop-rl", "train", *[a for a in argv if a != "--resume"]])
+        again = shlex.join(["tabletop-rl", command, *[a for a in argv if a != "--resume"]])
         print(
             f"stopped by {result.stopped_by} at update {result.update}, step "
             f"{result.global_step:,}; checkpoint in {cfg.run_dir}; resume with: {again} --resume",

@@ -1,0 +1,34 @@
+"""Kickstarting: the weight of the distillation loss towards a scripted teacher over a run.
+
+Schmitt et al. (2018), *Kickstarting Deep Reinforcement Learning*: a student trained by
+policy gradient also minimises the cross-entropy of its policy on a teacher's choices, with a
+weight that is annealed away so the student can end up better than its teacher. Here the
+teacher is one of the game's scripted agents (config key ``teacher``): every learner decision
+is labelled with the teacher's action in the same position (:class:`~.rollout.GameSlot` asks
+it in the game workers), and :func:`~.ppo.ppo_update` adds ``teacher_weight(cfg, step)``
+times the cross-entropy to the PPO loss.
+
+>>> from tabletop_rl.baselines.ppo.config import config_from_dict
+>>> cfg = config_from_dict(
+...     {"teacher": "heuristic", "teacher_coef": 2.0, "teacher_decay_steps": 1000}
+... )
+>>> teacher_weight(cfg, 0), teacher_weight(cfg, 250), teacher_weight(cfg, 5000)
+(2.0, 1.5, 0.0)
+>>> teacher_weight(config_from_dict({}), 0)  # no teacher
+0.0
+"""
+
+from __future__ import annotations
+
+from .config import PPOConfig
+
+
+def teacher_weight(cfg: PPOConfig, global_step: int) -> float:
+    """The distillation loss's weight after ``global_step`` learner steps: ``teacher_coef``,
+    decayed linearly to 0 over ``teacher_decay_steps`` (constant when that is 0); 0 without a
+    teacher."""
+    if not cfg.teacher:
+        return 0.0
+    if cfg.teacher_decay_steps == 0:
+        return cfg.teacher_coef
+    return cfg.teacher_coef * max(0.0, 1.0 - global_step / cfg.teacher_decay_steps)

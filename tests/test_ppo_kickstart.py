@@ -1,0 +1,186 @@
+"""Kickstarting and behaviour cloning: the teacher's labels, the distillation loss, the clone
+command, starting PPO from a checkpoint, and resuming a kickstarted run."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_rl.baselines.agents import make_agent  # noqa: E402
+from tabletop_rl.baselines.ppo import clone, train  # noqa: E402
+from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
+from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
+    load_checkpoint,
+    load_weights,
+    make_network,
+)
+from tabletop_rl.baselines.ppo.config import apply_overrides, load_config  # noqa: E402
+from tabletop_rl.baselines.ppo.rollout import TOY_ENV, Decision, GameSetup, GameSlot  # noqa: E402
+from tabletop_rl.baselines.ppo.toy import TicTacToeModel  # noqa: E402
+from tabletop_rl.envs.errors import ConfigError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = str(ROOT / "configs" / "smoke.yaml")
+TOY = [
+    "--env",
+    TOY_ENV,
+    "--opponents",
+    "{self: 0.3, random: 0.7}",
+    "--eval_every",
+    "0",
+    "--eval_games",
+    "10",
+    "--eval_opponents",
+    "[random]",
+]
+
+
+def _rows(run_dir: Path) -> list[dict[str, str]]:
+    with open(run_dir / "progress.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _held_positions(count: int, seed: int) -> list[dict]:
+    """Positions where the teacher is to move in games of the teacher against a random player,
+    from seeds the training never used."""
+    model = TicTacToeModel()
+    teacher = make_agent("tactics", TOY_ENV, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    out: list[dict] = []
+    while len(out) < count:
+        state = model.new_state(rng)
+        teacher_seat = int(rng.integers(2))
+        while not model.is_over(state):
+            seat = model.current_player(state)
+            mask = model.legal_mask(state)
+            if seat == teacher_seat:
+                out.append({"cells": state["cells"].copy(), "turn": state["turn"]})
+                action = teacher.act({"action_mask": mask}, model.public_view(state, seat))
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+            model.step(state, action)
+    return out[:count]
+
+
+def test_a_slot_labels_only_learner_decisions_with_the_teachers_choice() -> None:
+    slot = GameSlot(TOY_ENV, {})
+    teacher = make_agent("tactics", TOY_ENV, np.random.default_rng(0))
+    report = slot.reset(GameSetup(3, 4, ("learner", "pool:0"), teacher="tactics"))
+    labelled = unlabelled = 0
+    while isinstance(report, Decision):
+        view = slot.model.public_view(slot.state, report.seat)
+        if report.seat == 0:
+            obs = {"observation": report.obs, "action_mask": report.mask}
+            assert report.teacher_action == teacher.act(obs, view)
+            labelled += 1
+        else:
+            assert report.teacher_action == -1  # a past snapshot's seat: no label
+            unlabelled += 1
+        report = slot.act(int(np.flatnonzero(report.mask)[-1]))
+    assert labelled and unlabelled
+    report = slot.reset(GameSetup(3, 4, ("learner", "random")))  # no teacher: no labels
+    assert isinstance(report, Decision) and report.teacher_action == -1
+
+
+def test_clone_reproduces_the_teachers_choices_on_held_positions(tmp_path: Path) -> None:
+    run_dir = tmp_path / "clone"
+    args = [*TOY, "--teacher", "tactics", "--total_steps", "12000", "--num_workers", "0"]
+    args += ["--opponents", "{random: 1.0}", "--update_epochs", "4"]
+    args += ["--lr", "0.003", "--rollout_steps", "16", "--num_envs", "32", "--network", "mlp"]
+    args += ["--hidden_sizes", "[64, 64]"]
+    assert clone.main([SMOKE, *args, "--run_dir", str(run_dir)]) == 0
+    cfg = load_config(run_dir / "config.yaml")
+    assert (cfg.teacher_plays, cfg.pg_coef, cfg.ent_coef) == (1.0, 0.0, 0.0)
+    rows = _rows(run_dir)
+    assert float(rows[-1]["teacher_agreement"]) > float(rows[0]["teacher_agreement"])
+
+    student = load_ppo_agent(str(run_dir), TOY_ENV, np.random.default_rng(0))
+    teacher = make_agent("tactics", TOY_ENV, np.random.default_rng(0))
+    model = TicTacToeModel()
+    agree = []
+    for state in _held_positions(300, seed=99):
+        seat = model.current_player(state)
+        obs = {"observation": model.observe(state, seat), "action_mask": model.legal_mask(state)}
+        agree.append(student.act(obs) == teacher.act(obs, model.public_view(state, seat)))
+    assert np.mean(agree) >= 0.9, np.mean(agree)
+
+
+def test_kickstarting_anneals_the_teacher_away_and_resumes_exactly(tmp_path: Path) -> None:
+    args = [*TOY, "--teacher", "tactics", "--teacher_coef", "2.0", "--teacher_decay_steps"]
+    args += ["800", "--total_steps", "1600", "--checkpoint_every", "1", "--num_workers", "0"]
+    straight = tmp_path / "straight"
+    train.train(apply_overrides(load_config(SMOKE), [*args, "--run_dir", str(straight)]))
+    rows = _rows(straight)
+    weights = [float(r["teacher_coef"]) for r in rows]
+    assert weights[0] == 2.0 and weights == sorted(weights, reverse=True) and weights[-1] == 0.0
+    assert rows[0]["teacher_loss"] and not rows[-1]["teacher_loss"]  # no labels once at 0
+
+    class Killed(Exception):
+        pass
+
+    def kill(update: int) -> None:
+        if update == 2:
+            raise Killed
+
+    killed = tmp_path / "killed"
+    with pytest.raises(Killed):
+        train.train(
+            apply_overrides(load_config(SMOKE), [*args, "--run_dir", str(killed)]), on_update=kill
+        )
+    assert train.main([SMOKE, *args, "--run_dir", str(killed), "--resume"]) == 0
+    a, b = load_checkpoint(straight), load_checkpoint(killed)
+    assert a["update"] == b["update"] > 2
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+
+
+def test_ppo_starts_from_a_clone_and_refuses_another_network(tmp_path: Path) -> None:
+    source = tmp_path / "clone"
+    base = [*TOY, "--teacher", "tactics", "--total_steps", "400", "--num_workers", "0"]
+    assert clone.main([SMOKE, *base, "--run_dir", str(source)]) == 0
+    cfg = apply_overrides(load_config(SMOKE), [*TOY, "--init_from", str(source)])
+    net = make_network(cfg)
+    load_weights(net, str(source), cfg)
+    for key, tensor in load_checkpoint(source)["model"].items():
+        assert torch.equal(net.state_dict()[key], tensor), key
+
+    bigger = apply_overrides(cfg, ["--hidden_sizes", "[64]"])
+    with pytest.raises(ConfigError, match="does not fit"):
+        load_weights(make_network(bigger), str(source), bigger)
+    other_game = apply_overrides(load_config(SMOKE), ["--init_from", str(source)])
+    with pytest.raises(ConfigError, match="trained on"):
+        load_weights(make_network(other_game), str(source), other_game)
+
+    run = tmp_path / "ppo"
+    args = [*TOY, "--init_from", str(source), "--total_steps", "300", "--num_workers", "0"]
+    assert train.main([SMOKE, *args, "--run_dir", str(run)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["--teacher_plays", "0.5"], "needs a 'teacher'"),
+        (["--teacher", "tactics", "--teacher_plays", "0.5"], "pg_coef: 0"),
+        (["--pg_coef", "0"], "needs a 'teacher'"),
+        (["--teacher_coef", "-1"], "must be >= 0"),
+        (["--teacher", "tactics", "--symmetry_augmentation", "true"], "cannot be combined"),
+    ],
+)
+def test_bad_teacher_settings_are_refused(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        apply_overrides(load_config(SMOKE), [*TOY, *overrides])
+
+
+def test_an_unknown_teacher_and_clone_without_one_fail_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = str(tmp_path / "r")
+    assert train.main([SMOKE, *TOY, "--teacher", "oracle", "--run_dir", run]) == 2
+    assert "'teacher' names 'oracle'" in capsys.readouterr().err
+    assert clone.main([SMOKE, *TOY, "--run_dir", run]) == 2
+    assert "clone needs a teacher" in capsys.readouterr().err

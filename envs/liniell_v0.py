@@ -51,7 +51,7 @@ for agent in env.agent_iter():
 - `engine`: `"compiled"` (default: the numba core, `tabletop_rl.envs.liniell.compiled`) or
   `"reference"` (the readable rules engine it is checked against). The same seed gives the
   same game, observation for observation, in both.
-- `features`: append the lay features to the observation (see Features); off by default.
+- `features`: append the feature fields to the observation (see Features); off by default.
 
 ## Tiles and lines
 
@@ -140,15 +140,15 @@ following seats in turn order, padded with zeros to 4.
 ## Features
 
 With `features=True` the observation continues after `phase` with five fields that say what
-each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`). A
-lay changes routes several tiles away (a route is a longest path), which the `routes`
-planes show only for the position as it is; these fields give every legal lay's
-consequence, the numbers the greedy agent reads from the rules engine. They follow the lay
-action group: shape (7, 7, 4) (window row, window column, rotation; `channels_last`, over
-the window of the `tiles` planes), entry `4 * cell + rotation` for lay action `4 * cell +
-rotation`. All are 0 for illegal lays, outside the lay step and when the observer is not
-the player to act; they do not depend on the hidden stack order. Both engines give the
-same values.
+each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`),
+and one about the lines' open ends. A lay changes routes several tiles away (a route is a
+longest path), which the `routes` planes show only for the position as it is; the `lay_`
+fields give every legal lay's consequence, the numbers the greedy agent reads from the rules
+engine. They follow the lay action group: shape (7, 7, 4) (window row, window column,
+rotation; `channels_last`, over the window of the `tiles` planes), entry `4 * cell +
+rotation` for lay action `4 * cell + rotation`. They are 0 for illegal lays, outside the lay
+step and when the observer is not the player to act. No feature depends on the hidden stack
+order. Both engines give the same values.
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|
@@ -157,6 +157,7 @@ same values.
 | `lay_opponent_gain` | (7, 7, 4) | 3099 | [-38, 38] | change of the best opponent's provisional score that this lay makes |
 | `lay_turn_margin` | (7, 7, 4) | 3295 | [-38, 38] | observer's score minus the best opponent's after the best turn starting with this lay (best occupation, none, or compulsory moves): greedy's value of the lay |
 | `lay_join` | (7, 7, 4) | 3491 | [0, 1] | 1 where this lay joins lines of different players (a compulsory move follows) |
+| `open_ends` | (4, 7, 7) | 3687 | [0, 4] | plane q: at each empty cell that can still receive a tile (4 x 4 rule), the sides facing a line occupied by player q (observer first): open ends, and merge points where two players' lines meet |
 
 - `lay_gain`, `lay_opponent_gain`: the lay alone, before any occupation: lines through the
   new tile grow, close with a diamond, or change route (a score can fall: a second diamond
@@ -167,6 +168,12 @@ same values.
   agent's lay.
 - `lay_join`: the lay joins lines occupied by different players, so a compulsory move
   follows: the observer moves a pawn onto the joined line and the pawns on it go home.
+- `open_ends`: for every player (observer first), at every empty cell that can still
+  receive a tile (the laid area with it fits a 4 x 4 square), how many of its sides face a
+  line that player occupies. Every such cell is filled before the game ends, so these are
+  the ends where a line's route still grows; a cell facing two players' lines is a merge
+  point, where the next player to lay there can join the lines and take the joined one.
+  Shown in every step, to every observer.
 
 Cost: one numba kernel tries every legal lay (about 22 per lay step in random play) on a
 copy of the state, with the rest of the turn, so a lay step's observation costs about as
@@ -216,8 +223,8 @@ and 48 with 3 or 4.
 
 - v0: first release (before it, the `routes` and `own_pawns` planes were added to the earlier
   2,413-entry observation; PPO results with and without them: `docs/results/ppo.md`).
-- v0, `features` option: the five lay feature fields (off by default; the observation
-  without them is unchanged).
+- v0, `features` option: the five lay feature fields and `open_ends` (off by default; the
+  observation without them is unchanged).
 """
 
 from __future__ import annotations

@@ -6,21 +6,23 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.liniell import LiniellGreedyAgent
+from tabletop_rl.baselines.agents.liniell_heuristic import fillable_cells, open_cells
 from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.envs import ConfigError, liniell_v0
 from tabletop_rl.envs.core.conformance import check_env
 from tabletop_rl.envs.core.features import with_features
 from tabletop_rl.envs.liniell.actions import NUM_LAY, SKIP
+from tabletop_rl.envs.liniell.board import NEIGHBOUR, NUM_CELLS
 from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
-from tabletop_rl.envs.liniell.features import FIELDS, LINIELL_FEATURES
+from tabletop_rl.envs.liniell.features import FIELDS, LAY_FIELDS, LINIELL_FEATURES, OPEN_ENDS
 from tabletop_rl.envs.liniell.model import LiniellModel
 from tabletop_rl.envs.vector import VectorGames
 
-NAMES = [f.name for f in FIELDS]
+NAMES = [f.name for f in LAY_FIELDS]
 
 
 def features_of(model, obs: np.ndarray) -> dict[str, np.ndarray]:
-    """The feature fields of ``obs``, each flat in lay action order."""
+    """The lay feature fields of ``obs``, each flat in lay action order."""
     views = model.layout.decode(obs)
     return {name: views[name].reshape(-1) for name in NAMES}
 
@@ -108,7 +110,7 @@ def test_compiled_features_equal_the_reference(num_players: int) -> None:
                 obs = compiled.observe(a, player)
                 np.testing.assert_array_equal(obs, reference.observe(b, player))
                 if player != to_act:
-                    assert not np.any(obs[compiled.base.layout.size :]), "not to act: zeros"
+                    assert not any(v.any() for v in features_of(compiled, obs).values())
             joins += int(features_of(compiled, compiled.observe(a, to_act))["lay_join"].sum())
             positions += 1
             action = int(rng.choice(np.flatnonzero(compiled.legal_mask(a))))
@@ -146,12 +148,12 @@ def test_features_are_off_by_default_and_checked() -> None:
 
 def test_docstring_lists_the_feature_fields() -> None:
     layout = liniell_v0.raw_env(features=True).layout
-    assert layout.markdown_table(NAMES) in (liniell_v0.__doc__ or "")
+    assert layout.markdown_table([f.name for f in FIELDS]) in (liniell_v0.__doc__ or "")
 
 
 def test_make_env_and_vector_games_pass_features_through() -> None:
     env = make_env("liniell_v0", features=True)
-    assert [f.name for f in env.layout][-len(NAMES) :] == NAMES
+    assert [f.name for f in env.layout][-len(FIELDS) :] == [f.name for f in FIELDS]
     games = VectorGames("liniell_v0", num_envs=3, seed=1, features=True)
     assert games.backend == "reference"  # the compiled batch has no features: the model runs
     out = games.reset()
@@ -162,3 +164,44 @@ def test_make_env_and_vector_games_pass_features_through() -> None:
             feats = features_of(model, out.observation[i])
             np.testing.assert_array_equal(feats["lay_legal"], out.action_mask[i, :NUM_LAY])
         out = games.step(np.argmax(out.action_mask, axis=1))
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_open_ends_are_the_heuristic_agents_open_cells(num_players: int) -> None:
+    """``open_ends`` counts, per player and fillable empty cell, the open ends of that
+    player's lines facing it, as the heuristic agent's ``open_cells`` finds them on the
+    rules engine's board, for every observer."""
+    env = liniell_v0.raw_env(num_players=num_players, features=True, engine="reference")
+    model = env.unwrapped.model
+    rng = np.random.default_rng(num_players)
+    merges = 0
+    for game in range(3):
+        env.reset(seed=game)
+        while not all(env.terminations.values()):
+            board = env.public_view(env.agent_selection).board
+            fillable = fillable_cells(board)
+            expected = np.zeros((num_players, NUM_CELLS), dtype=np.float32)
+            for p, slots in enumerate(board.pawns):
+                for root in {board.lines.find(piece) for piece in slots if piece >= 0}:
+                    ends = np.zeros(NUM_CELLS, dtype=np.float32)
+                    for piece in board.lines.members(root):
+                        cell = piece >> 2
+                        for port in board.cell_orient[cell].groups[piece & 3].ports:
+                            facing = NEIGHBOUR[cell][port]
+                            if facing in fillable:
+                                ends[facing] += 1
+                    count, cells = open_cells(board, root, fillable)
+                    assert ends.sum() == count and set(np.flatnonzero(ends)) == cells
+                    expected[p] += ends
+            for observer in range(num_players):
+                obs = model.observe(env.unwrapped.game_state, observer)
+                got = model.layout.decode(obs)[OPEN_ENDS.name].reshape(4, -1)
+                order = [(observer + q) % num_players for q in range(num_players)]
+                np.testing.assert_array_equal(got[:num_players], expected[order])
+                assert not got[num_players:].any()
+            merges += int(((expected > 0).sum(axis=0) >= 2).sum())
+            action = int(
+                rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
+            )
+            env.step(action)
+    assert merges > 0

@@ -19,13 +19,20 @@ lay action, in the lay action group's order (window row, window column, rotation
 - ``lay_join``: 1 where the lay joins lines occupied by different players, so that a
   compulsory move follows (the observer takes the joined line, its pawns go home).
 
-All of them are zero outside the lay step, when the observer is not the player to act, and
+One more field describes the position rather than a lay: ``open_ends`` (planes over the
+window, observer first) counts, at every empty cell that can still receive a tile, the sides
+facing each player's occupied lines. Those are the lines' open ends (the route still grows
+there) and, where two players' lines face one cell, a merge point where the next player can
+join them and take the line: what the heuristic agent reads beyond greedy's margin.
+
+The lay fields are zero outside the lay step, when the observer is not the player to act, and
 for illegal lays. The values do not depend on the hidden stack order: scores change only
 with the board and the pawns, never with the next tile drawn.
 
 Both engines compute the same values: the compiled engine with :func:`lay_features` (one
 numba kernel over the legal lays), the reference engine through the game-model interface
-(copy the state, step, read the scores; :func:`model_lay_features`).
+(copy the state, step, read the scores; :func:`model_lay_features`); ``open_ends`` comes
+from the base observation's planes (:func:`open_ends`).
 
 >>> import numpy as np
 >>> from tabletop_rl.envs.core.features import with_features
@@ -52,7 +59,8 @@ from . import compiled as core
 from .actions import NUM_LAY, SKIP
 from .board import WINDOW
 from .compiled_model import LiniellCompiledModel
-from .model import MAX_SCORE
+from .model import MAX_PLAYERS, MAX_SCORE
+from .tileset import SQUARE
 
 LAY_SHAPE = (WINDOW, WINDOW, 4)
 """The lay action group's shape: window row, window column, rotation."""
@@ -62,7 +70,7 @@ def _lay_field(name: str, description: str, low: float, high: float) -> Field:
     return Field(name, LAY_SHAPE, description, low=low, high=high, spatial=True, channels_last=True)
 
 
-FIELDS = (
+LAY_FIELDS = (
     _lay_field("lay_legal", "1 for each legal lay of the drawn tile (cell x rotation)", 0, 1),
     _lay_field(
         "lay_gain",
@@ -90,7 +98,20 @@ FIELDS = (
         1,
     ),
 )
-"""The feature fields, in observation order (see the module docstring)."""
+"""The per-lay feature fields, in observation order (see the module docstring)."""
+
+OPEN_ENDS = Field(
+    "open_ends",
+    (MAX_PLAYERS, WINDOW, WINDOW),
+    "plane q: at each empty cell that can still receive a tile (4 x 4 rule), the sides facing "
+    "a line occupied by player q (observer first): open ends, and merge points where two "
+    "players' lines meet",
+    high=4,
+    spatial=True,
+)
+
+FIELDS = (*LAY_FIELDS, OPEN_ENDS)
+"""All feature fields, in observation order."""
 
 
 # ------------------------------------------------------------ compiled engine
@@ -316,6 +337,39 @@ def model_lay_features(
         flat["lay_join"][action] = float(joined)
 
 
+# ----------------------------------------------------------- open ends
+def open_ends(occupied: np.ndarray, lines: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``open_ends`` planes into ``out`` (zeroed, ``(4, 7, 7)``) from the base
+    observation's tile occupancy plane and ``lines`` planes (engine-independent).
+
+    A cell can still receive a tile when the laid area with it fits a 4 x 4 square; each
+    side of such an empty cell faces the port of the neighbouring tile across it, and counts
+    for the player whose line holds that port.
+
+    >>> occupied = np.zeros((WINDOW, WINDOW), dtype=np.float32)
+    >>> occupied[3, 3] = 1
+    >>> lines = np.zeros((4 * MAX_PLAYERS, WINDOW, WINDOW), dtype=np.float32)
+    >>> lines[4 * 1 + 1, 3, 3] = 1  # player 1's line leaves the tile at port E
+    >>> out = np.zeros((MAX_PLAYERS, WINDOW, WINDOW), dtype=np.float32)
+    >>> open_ends(occupied, lines, out)
+    >>> [(int(q), int(r), int(c)) for q, r, c in zip(*np.nonzero(out))]
+    [(1, 3, 4)]
+    """
+    rows = np.flatnonzero(occupied.any(axis=1))
+    if rows.size == 0:
+        return
+    cols = np.flatnonzero(occupied.any(axis=0))
+    span = np.arange(WINDOW)
+    row_ok = (span > rows[-1] - SQUARE) & (span < rows[0] + SQUARE)
+    col_ok = (span > cols[-1] - SQUARE) & (span < cols[0] + SQUARE)
+    ports = lines.reshape(MAX_PLAYERS, 4, WINDOW, WINDOW)  # player, port N E S W, row, col
+    out[:, 1:, :] += ports[:, 2, :-1, :]  # the tile above faces the cell with its S port
+    out[:, :-1, :] += ports[:, 0, 1:, :]  # the tile below, with its N port
+    out[:, :, 1:] += ports[:, 1, :, :-1]  # the tile to the left, with its E port
+    out[:, :, :-1] += ports[:, 3, :, 1:]  # the tile to the right, with its W port
+    out *= (occupied == 0) & row_ok[:, None] & col_ok[None, :]
+
+
 # ------------------------------------------------------------- the feature set
 def write_features(
     model: GameModel,
@@ -326,6 +380,7 @@ def write_features(
     out: dict[str, np.ndarray],
 ) -> None:
     """The :class:`~..core.features.FeatureSet` writer (see the module docstring)."""
+    open_ends(base["tiles"][0], base["lines"], out[OPEN_ENDS.name])
     if mask is None or not mask[:NUM_LAY].any():
         return
     if isinstance(model, LiniellCompiledModel):
@@ -335,7 +390,7 @@ def write_features(
             model.geom,
             player,
             mask,
-            *(out[field.name] for field in FIELDS),
+            *(out[field.name] for field in LAY_FIELDS),
             scratch.work,
             scratch.masks,
             scratch.next_action,
@@ -349,9 +404,12 @@ LINIELL_FEATURES = FeatureSet("liniell", FIELDS, write_features)
 
 __all__ = [
     "FIELDS",
+    "LAY_FIELDS",
     "LAY_SHAPE",
     "LINIELL_FEATURES",
+    "OPEN_ENDS",
     "lay_features",
     "model_lay_features",
+    "open_ends",
     "write_features",
 ]

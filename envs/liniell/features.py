@@ -355,19 +355,35 @@ def open_ends(occupied: np.ndarray, lines: np.ndarray, out: np.ndarray) -> None:
     >>> [(int(q), int(r), int(c)) for q, r, c in zip(*np.nonzero(out))]
     [(1, 3, 4)]
     """
-    rows = np.flatnonzero(occupied.any(axis=1))
-    if rows.size == 0:
-        return
-    cols = np.flatnonzero(occupied.any(axis=0))
-    span = np.arange(WINDOW)
-    row_ok = (span > rows[-1] - SQUARE) & (span < rows[0] + SQUARE)
-    col_ok = (span > cols[-1] - SQUARE) & (span < cols[0] + SQUARE)
-    ports = lines.reshape(MAX_PLAYERS, 4, WINDOW, WINDOW)  # player, port N E S W, row, col
-    out[:, 1:, :] += ports[:, 2, :-1, :]  # the tile above faces the cell with its S port
-    out[:, :-1, :] += ports[:, 0, 1:, :]  # the tile below, with its N port
-    out[:, :, 1:] += ports[:, 1, :, :-1]  # the tile to the left, with its E port
-    out[:, :, :-1] += ports[:, 3, :, 1:]  # the tile to the right, with its W port
-    out *= (occupied == 0) & row_ok[:, None] & col_ok[None, :]
+    _open_ends(occupied, lines, out)
+
+
+@njit(cache=True)
+def _open_ends(occupied: np.ndarray, lines: np.ndarray, out: np.ndarray) -> None:
+    rmin = cmin = WINDOW
+    rmax = cmax = -1
+    for r in range(WINDOW):
+        for c in range(WINDOW):
+            if occupied[r, c] != 0:
+                rmin = min(rmin, r)
+                rmax = max(rmax, r)
+                cmin = min(cmin, c)
+                cmax = max(cmax, c)
+    for r in range(max(rmax - SQUARE + 1, 0), min(rmin + SQUARE, WINDOW)):
+        for c in range(max(cmax - SQUARE + 1, 0), min(cmin + SQUARE, WINDOW)):
+            if occupied[r, c] != 0:
+                continue
+            for q in range(MAX_PLAYERS):
+                facing = 0.0
+                if r > 0:
+                    facing += lines[4 * q + 2, r - 1, c]  # the tile above, its S port
+                if r < WINDOW - 1:
+                    facing += lines[4 * q, r + 1, c]  # the tile below, its N port
+                if c > 0:
+                    facing += lines[4 * q + 1, r, c - 1]  # the tile to the left, its E port
+                if c < WINDOW - 1:
+                    facing += lines[4 * q + 3, r, c + 1]  # the tile to the right, its W port
+                out[q, r, c] = facing
 
 
 # ------------------------------------------------------------- the feature set

@@ -176,13 +176,14 @@ order. Both engines give the same values.
   Shown in every step, to every observer.
 
 Cost: one numba kernel tries every legal lay (about 22 per lay step in random play) on a
-copy of the state, with the rest of the turn, so a lay step's observation costs about as
-much as 20 steps of the compiled engine. `python benchmarks/bench_liniell_features.py
---games 60 --repeats 7` (2 players, best of 7 passes, on a shared 2-core machine under
-load): `observe` of a lay step 2.9 us without features, 121.5 us with; a model `step`
-5.0 us; a whole agent step through `raw_env` (step and next observation) 88.7 us without,
-270.4 us with. With the reference engine the same values come from copying and stepping
-its states (milliseconds per lay step).
+copy of the state, with the rest of the turn; `open_ends` is one pass over the window.
+`python benchmarks/bench_liniell_features.py --games 60 --repeats 7` (best of 7 passes, on a
+shared 2-core machine under load, so figures vary by up to 2x between runs; 2 to 4
+players): `observe` of a lay step 2-7 us without features and 110-215 us with (the kernel
+itself 19-50 us, the rest mostly the feature model's named views of the observation); a
+model `step` 3-14 us; a whole agent step through `raw_env` (step and next observation)
+38-140 us without, 157-340 us with. With the reference engine the same values come from
+copying and stepping its states (milliseconds per lay step).
 
 ## Rewards
 

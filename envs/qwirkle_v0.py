@@ -148,8 +148,12 @@ to 47,282 entries at the default window; ``env.layout.decode`` names the new fie
   there alone (the same test); 0 elsewhere. A cell where no kind fits is a dead cell.
 - All are computed from the ``board`` planes (this turn's tiles included), ``bag_size``,
   ``hand_sizes`` and the mask, by one compiled kernel over the laid area, so both engines give
-  the same features. Measured with ``python benchmarks/qwirkle_features_cost.py``: see the
-  benchmark's docstring for the figures.
+  the same features. Their cost on the compiled engine (``python
+  benchmarks/qwirkle_features_cost.py --games 20 --rounds 5``: 7,751 positions of random
+  games, CPU time per observation, best of 5 rounds, on the shared 2-core machine): the base
+  ``observe`` 4.5 us, the legal mask the features read 4.0 us, the feature kernel 17.0 us,
+  ``observe`` with features 51.9 us in all (the rest is the feature model's views and
+  zeroing of the added 25,858 entries).
 - ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
   ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 

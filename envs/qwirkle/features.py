@@ -146,7 +146,7 @@ def _write(
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _line(n: int) -> int:
     """Points of a line of ``n`` tiles: none below 2, 6 more for a Qwirkle."""
     if n < 2:
@@ -318,7 +318,7 @@ def features_kernel(
                     place_points[slot, r0 + i, c0 + j] = points + bonus
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fits_at(fits: np.ndarray, i: int, j: int, r0: int, c0: int, w: int) -> int:
     """1 if some tile kind may be laid on box cell ``(i, j)`` (0 off the window; the box
     holds every cell next to a tile that lies in the window)."""

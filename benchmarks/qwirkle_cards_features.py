@@ -6,7 +6,9 @@ can be taken, else a card) through the compiled model with and without
 
 - ``observe``: the acting player's observation alone (positions collected first, each
   observed ``--repeat`` times);
-- ``step loop``: legal mask + observation + step, what an environment does per agent step.
+- ``step loop``: legal mask + observation + step, what an environment does per agent step;
+- ``batched``: one game step of ``VectorGames`` (``--envs`` games, random legal actions) on
+  the compiled batch, which writes the features in its compiled step too.
 
 Run: ``python benchmarks/qwirkle_cards_features.py --games 20`` (numba compiles first; the
 figures exclude it). The figures are medians over ``--rounds`` rounds, so a busy machine
@@ -26,6 +28,7 @@ from tabletop_rl.envs.core.model import GameModel
 from tabletop_rl.envs.qwirkle_cards.actions import END_TURN, TAKE
 from tabletop_rl.envs.qwirkle_cards.compiled_model import QwirkleCardsCompiledModel
 from tabletop_rl.envs.qwirkle_cards.features import QWIRKLE_CARDS_FEATURES
+from tabletop_rl.envs.vector import VectorGames
 
 
 def _pick(mask: np.ndarray, rng: np.random.Generator, greedy: bool) -> int:
@@ -75,6 +78,23 @@ def observe_seconds(model: GameModel, states: list, repeat: int) -> float:
     return (time.perf_counter() - t) / (repeat * len(states))
 
 
+def batched_seconds(features: bool, envs: int, players: int, seed: int, steps: int) -> float:
+    """Seconds per game step of a compiled batch of ``envs`` games (actions drawn outside)."""
+    games = VectorGames(
+        "qwirkle_cards_v0", num_envs=envs, num_players=players, seed=seed, features=features
+    )
+    assert games.backend == "compiled"
+    out = games.reset()
+    rng = np.random.default_rng(seed)
+    seconds = 0.0
+    for _ in range(steps):
+        actions = np.argmax(rng.random(out.action_mask.shape) * out.action_mask, axis=1)
+        t = time.perf_counter()
+        out = games.step(actions)
+        seconds += time.perf_counter() - t
+    return seconds / (steps * envs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
@@ -82,11 +102,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--envs", type=int, default=64)
+    parser.add_argument("--batch-steps", type=int, default=100)
     args = parser.parse_args()
     base = QwirkleCardsCompiledModel(args.players)
     feat = with_features(QwirkleCardsCompiledModel(args.players), QWIRKLE_CARDS_FEATURES)
     play(base, 1, 99), play(feat, 1, 99)  # numba compiles (or loads its cache)
-    rows: dict[str, list[float]] = {k: [] for k in ("obs0", "obs1", "loop0", "loop1")}
+    batched_seconds(True, 2, args.players, 0, 2)  # compile
+    keys = ("obs0", "obs1", "loop0", "loop1", "batch0", "batch1")
+    rows: dict[str, list[float]] = {k: [] for k in keys}
     steps = 0
     for r in range(args.rounds):
         s0, steps, states = play(base, args.games, args.seed + r)
@@ -96,11 +120,19 @@ def main() -> None:
         rows["loop1"].append(s1 / steps)
         rows["obs0"].append(observe_seconds(base, states, args.repeat))
         rows["obs1"].append(observe_seconds(feat, states, args.repeat))
+        for on in (False, True):
+            rows[f"batch{int(on)}"].append(
+                batched_seconds(on, args.envs, args.players, args.seed + r, args.batch_steps)
+            )
     med = {k: statistics.median(v) * 1e6 for k, v in rows.items()}
     print(f"{args.games} games x {args.rounds} rounds, {args.players} players, {steps} steps/round")
     print(
         f"observe   without {med['obs0']:7.1f} us  with {med['obs1']:7.1f} us  "
         f"features +{med['obs1'] - med['obs0']:.1f} us"
+    )
+    print(
+        f"batched   without {med['batch0']:7.1f} us  with {med['batch1']:7.1f} us  "
+        f"per game step, {args.envs} games"
     )
     print(
         f"step loop without {med['loop0']:7.1f} us  with {med['loop1']:7.1f} us  "

@@ -31,7 +31,9 @@ Conventions (the same for every game and backend):
 Backends: Liniell, Qwirkle and Qwirkle Cards run on their compiled cores (one compiled call
 per step for the whole batch, ``threads`` > 1 spreading the games over threads) where
 available; the other games step their game models one by one into the same buffers
-(``threads`` is then ignored). ``engine="reference"`` forces the game-model backend.
+(``threads`` is then ignored). ``engine="reference"`` forces the game-model backend, and so
+does an environment option (``**env_kwargs``) that the compiled core does not declare in its
+``env_options`` (Qwirkle Cards' declares ``features``).
 """
 
 from __future__ import annotations
@@ -230,7 +232,9 @@ class VectorGames:
         self.num_players = self.model.num_players
         self.single_observation_space = raw.layout.space()
         self.num_actions = self.model.info.num_actions
-        backend = _compiled_backend(name) if engine == "compiled" and not env_kwargs else None
+        backend = _compiled_backend(name) if engine == "compiled" else None
+        if backend is not None and not set(env_kwargs) <= set(getattr(backend, "env_options", ())):
+            backend = None  # an option the compiled core does not take: the game model's
         if backend is not None:
             self._batch: Any = backend(
                 num_envs=self.num_envs,
@@ -238,6 +242,7 @@ class VectorGames:
                 seed=int(seed),
                 threads=int(threads),
                 reward=reward,
+                **env_kwargs,
             )
             self.backend = "compiled"
         else:

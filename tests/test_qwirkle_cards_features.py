@@ -17,7 +17,7 @@ import pytest
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import hand_holds_all
 from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.envs import make, qwirkle_cards_v0
-from tabletop_rl.envs.core.conformance import check_env, random_playout
+from tabletop_rl.envs.core.conformance import check_batch, check_env, random_playout
 from tabletop_rl.envs.core.features import FeatureModel, with_features
 from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.qwirkle_cards.actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
@@ -212,19 +212,29 @@ def test_observations_stay_in_bounds_in_both_engines() -> None:
         random_playout(env, np.random.default_rng(1), seed=1)
 
 
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_compiled_batch_with_features_equals_single_games(num_players: int) -> None:
+    """The compiled batch writes the features as the feature model does, through finished
+    games (final observations) and autoresets."""
+    finished = check_batch(
+        "qwirkle_cards_v0", num_envs=3, num_players=num_players, steps=300, seed=2, features=True
+    )
+    assert finished > 0
+
+
 def test_features_option_everywhere_environments_are_built() -> None:
     env = make_env("qwirkle_cards_v0", features=True)
     assert env.layout.size == QwirkleCardsModel().layout.size + sum(f.size for f in FIELDS)
     games = VectorGames("qwirkle_cards_v0", num_envs=2, seed=3, features=True)
-    assert games.backend == "reference"  # the compiled batch has no features: model backend
-    out = games.reset()
-    model = games.model
-    assert out.observation.shape == (2, model.layout.size)
+    model = VectorGames("qwirkle_cards_v0", num_envs=2, seed=3, features=True, engine="reference")
+    assert (games.backend, model.backend) == ("compiled", "reference")
+    out, expected = games.reset(), model.reset()
+    assert out.observation.shape == (2, env.layout.size)
+    assert (out.observation == expected.observation).all()
     for i in range(2):
-        views = model.layout.decode(out.observation[i])
+        views = env.layout.decode(out.observation[i])
         assert views["line_missing"].tolist() == [6.0] * NUM_LINES  # before the start row
-        single = model.new_state(np.random.default_rng([3, i]))  # slot i's deal
-        player = int(out.current_player[i])
-        assert (out.observation[i] == model.observe(single, player)).all()
     with pytest.raises(ConfigError, match="features must be True or False, got 'yes'"):
         qwirkle_cards_v0.raw_env(features="yes")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="features must be True or False, got 1"):
+        VectorGames("qwirkle_cards_v0", num_envs=2, features=1)

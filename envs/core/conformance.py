@@ -200,18 +200,26 @@ def check_env(env_fn: EnvFactory, games: int = 5, seed: int = 0) -> None:
 
 
 def check_batch(
-    name: str, num_envs: int = 3, num_players: int = 2, steps: int = 60, seed: int = 0
+    name: str,
+    num_envs: int = 3,
+    num_players: int = 2,
+    steps: int = 60,
+    seed: int = 0,
+    **env_kwargs: Any,
 ) -> int:
     """The batched API keeps its promise for environment ``name``: a batch of ``num_envs``
     games (:class:`~tabletop_rl.envs.vector.VectorGames`) equals as many single games of the
     game model dealt from the same seeds and stepped with the same (random legal) actions —
     observations, masks, players to act, rewards (``reward="score"``), ends, outcomes and
-    final scores, through autoresets. Returns how many games ended along the way."""
+    final scores, through autoresets. ``env_kwargs`` are the environment's options, given to
+    both. Returns how many games ended along the way."""
     from ..registry import make
     from ..vector import VectorGames
 
-    games = VectorGames(name, num_envs=num_envs, num_players=num_players, seed=seed, reward="score")
-    model = make(name, raw=True, num_players=num_players).model
+    games = VectorGames(
+        name, num_envs=num_envs, num_players=num_players, seed=seed, reward="score", **env_kwargs
+    )
+    model = make(name, raw=True, num_players=num_players, **env_kwargs).model
     rngs = [np.random.default_rng([seed, i]) for i in range(num_envs)]
     states = [model.new_state(r) for r in rngs]
     done = [False] * num_envs

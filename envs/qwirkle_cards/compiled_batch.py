@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..core.batch import BatchBuffers, check_batch_options
+from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from .actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
@@ -58,6 +59,7 @@ from .compiled_turns import (
     TURN_SIZE,
     turn_mask,
 )
+from .features import QWIRKLE_CARDS_FEATURES, feature_offsets, features_into
 from .game import DEFAULT_MAX_TURNS, END_RULES, HAND_SIZE, QwirkleCardsGame, Status
 from .model import QwirkleCardsModel
 
@@ -223,12 +225,14 @@ def refresh(
     max_turns: int,
     win_rewards: bool,
     offsets: np.ndarray,
+    feature_at: np.ndarray,
     rows: np.ndarray,
     options: np.ndarray,
     memo: np.ndarray,
 ) -> None:
     """Finish the shuffled redraws, then write every game's mask and observation (and, for a
-    game that just ended, its final observation and scores)."""
+    game that just ended, its final observation and scores); the observation features too
+    when ``feature_at`` holds their offsets (:func:`.features.feature_offsets`; empty: none)."""
     n = hands.shape[1]
     for g in range(hands.shape[0]):
         s = scalars[g]
@@ -250,6 +254,8 @@ def refresh(
         terminated[g] = s[STATUS] == FINISHED
         truncated[g] = s[STATUS] == TRUNCATED
         if s[STATUS] != RUNNING:
+            if feature_at.size:
+                features_into(observation[g], feature_at, action_mask[g], False)
             final_observation[g] = observation[g]
             for p in range(n):
                 episode_scores[g, p] = qwirkles[g, p].sum()
@@ -262,6 +268,8 @@ def refresh(
             if turn[PLAYS + a]:
                 playable = True
         action_mask[g, CANNOT_PLAY] = 0 if playable else 1
+        if feature_at.size:
+            features_into(observation[g], feature_at, action_mask[g], True)
 
 
 def env_generators(seed: int, num_envs: int) -> list[np.random.Generator]:
@@ -274,7 +282,9 @@ class QwirkleCardsBatch(BatchBuffers):
     docstring). After :meth:`reset` and every :meth:`step` the public arrays hold:
 
     - ``observation`` ``(N, 225) float32``: the acting player's observation (the model's
-      layout); ``action_mask`` ``(N, 50) int8``; ``current_player`` ``(N,)``;
+      layout; ``features=True`` appends the observation features, ``(N, 373)``, as
+      ``qwirkle_cards_v0.env(features=True)`` does); ``action_mask`` ``(N, 50) int8``;
+      ``current_player`` ``(N,)``;
     - ``rewards`` ``(N, players) float32`` of this step (``reward="win"``: +1 / -1 at the
       end, 0 on a full tie or a truncated game; ``"score"``: 1 per Qwirkle taken);
     - ``terminated``, ``truncated`` ``(N,) bool``; where either is set,
@@ -283,6 +293,10 @@ class QwirkleCardsBatch(BatchBuffers):
     ``threads > 1`` splits the games over that many threads (the compiled calls release
     the GIL).
     """
+
+    env_options = ("features",)
+    """The environment's options that :class:`~tabletop_rl.envs.vector.VectorGames` passes
+    on to this batch (any other makes it step the game model instead)."""
 
     def __init__(
         self,
@@ -293,8 +307,11 @@ class QwirkleCardsBatch(BatchBuffers):
         reward: str = "win",
         end_rule: str = "finish_round",
         max_turns: int = DEFAULT_MAX_TURNS,
+        features: bool = False,
     ) -> None:
         num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
+        if not isinstance(features, bool):
+            raise ConfigError(f"features must be True or False, got {features!r}")
         self.model = QwirkleCardsModel(num_players, end_rule, max_turns)
         self.num_envs = n = num_envs
         self.num_players = p = self.model.num_players
@@ -303,8 +320,13 @@ class QwirkleCardsBatch(BatchBuffers):
         self._end_rule = END_RULES.index(end_rule)
         self._max_turns = max_turns
         self._win = reward == "win"
-        size = self.model.layout.size
-        self._offsets = np.array([self.model.layout.slice(f).start for f in FIELDS], dtype=np.int64)
+        layout = self.model.layout
+        self._feature_at = np.zeros(0, dtype=np.int64)
+        if features:
+            layout = with_features(self.model, QWIRKLE_CARDS_FEATURES).layout
+            self._feature_at = feature_offsets(layout)
+        size = layout.size
+        self._offsets = np.array([layout.slice(f).start for f in FIELDS], dtype=np.int64)
         self._allocate_buffers(n, p, size, NUM_ACTIONS)  # current_player: scalars' TO_MOVE
         self._hands = np.zeros((n, p, NUM_KINDS), dtype=np.int64)
         self._table = np.zeros((n, NUM_KINDS), dtype=np.int64)
@@ -380,7 +402,7 @@ class QwirkleCardsBatch(BatchBuffers):
                 self._turns, self._witnesses, self.rewards, self.observation, self.action_mask,
                 self.final_observation, self.episode_scores, self.terminated, self.truncated,
             ),
-            (self._end_rule, self._max_turns, self._win, self._offsets),
+            (self._end_rule, self._max_turns, self._win, self._offsets, self._feature_at),
         )  # fmt: skip
         self.current_player[:] = self._scalars[:, TO_MOVE]
         for g in np.flatnonzero(self.terminated | self.truncated):

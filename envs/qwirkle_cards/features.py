@@ -94,6 +94,7 @@ FIELDS = (
     ),
 )
 """The feature fields, appended to the base observation in this order."""
+FEATURE_SIZE = sum(f.size for f in FIELDS)
 
 
 @njit(cache=True, nogil=True)
@@ -118,10 +119,11 @@ def _line_value(
     kept: np.ndarray,
     unseen: np.ndarray,
     ratios: np.ndarray,
-    copies: np.ndarray,
+    terms: np.ndarray,
 ) -> tuple[int, int, int, float]:
     """``(missing, short, unseen kinds, next player's chance)`` of ``line`` on the table
-    ``left`` with the observer keeping ``kept`` (see the module docstring)."""
+    ``left`` with the observer keeping ``kept`` (see the module docstring); ``terms`` is
+    scratch space for the inclusion-exclusion (``MAX_COPIES_MISSING + 1`` floats)."""
     missing = 0
     short = 0
     seen_out = 0
@@ -129,7 +131,6 @@ def _line_value(
         k = LINE_KIND[line, j]
         if left[k] > 0:
             continue
-        copies[missing] = unseen[k]
         missing += 1
         if kept[k] <= 0:
             short += 1
@@ -137,28 +138,36 @@ def _line_value(
             seen_out += 1
     if seen_out < missing:
         return missing, short, seen_out, 0.0
-    # inclusion-exclusion over the missing kinds: the hand lacks none of them
+    # inclusion-exclusion over the missing kinds (the hand lacks none of them), its terms
+    # gathered by the unseen copies they exclude: terms[g] = sum of (-1)^|S| over the sets S
+    # of missing kinds with g copies in all
+    terms[0] = 1.0
+    top = 0
+    for j in range(6):
+        k = LINE_KIND[line, j]
+        if left[k] > 0:
+            continue
+        c = unseen[k]
+        for g in range(top + 1, top + c + 1):
+            terms[g] = 0.0
+        for g in range(top, -1, -1):
+            terms[g + c] -= terms[g]
+        top += c
     chance = 0.0
-    for subset in range(1 << missing):
-        gone = 0
-        sign = 1.0
-        for i in range(missing):
-            if subset >> i & 1:
-                gone += copies[i]
-                sign = -sign
-        chance += sign * ratios[gone]
+    for g in range(top + 1):
+        chance += terms[g] * ratios[g]
     return missing, short, seen_out, min(1.0, max(0.0, chance))
 
 
 @njit(cache=True, nogil=True)
 def _totals(
-    left: np.ndarray, kept: np.ndarray, unseen: np.ndarray, ratios: np.ndarray, copies: np.ndarray
+    left: np.ndarray, kept: np.ndarray, unseen: np.ndarray, ratios: np.ndarray, terms: np.ndarray
 ) -> tuple[float, int]:
     """The next player's expected completable lines and the lines ``kept`` completes."""
     chance = 0.0
     own = 0
     for line in range(NUM_LINES):
-        _, short, _, p = _line_value(line, left, kept, unseen, ratios, copies)
+        _, short, _, p = _line_value(line, left, kept, unseen, ratios, terms)
         chance += p
         if short == 0:
             own += 1
@@ -167,14 +176,14 @@ def _totals(
 
 @njit(cache=True, nogil=True)
 def _settle(
-    after: np.ndarray, hand: np.ndarray, owes: bool, left: np.ndarray, kept: np.ndarray
+    k: int, after: np.ndarray, hand: np.ndarray, owes: bool, left: np.ndarray, kept: np.ndarray
 ) -> None:
-    """The table ``left`` and the observer's kept cards ``kept`` from the selection's
-    ``after`` counts (negative: owed by the acting player, who is the observer if ``owes``)."""
-    for k in range(NUM_KINDS):
-        a = after[k]
-        left[k] = a if a > 0 else 0
-        kept[k] = hand[k] - (-a if owes and a < 0 else 0)
+    """Kind ``k`` on the table ``left`` and in the observer's kept cards ``kept``, from the
+    selection's ``after`` count (negative: owed by the acting player, who is the observer if
+    ``owes``) and the observer's ``hand``."""
+    a = after[k]
+    left[k] = a if a > 0 else 0
+    kept[k] = hand[k] - (-a if owes and a < 0 else 0)
 
 
 @njit(cache=True, nogil=True)
@@ -214,16 +223,17 @@ def write_features(
                 after[LINE_KIND[line, j]] -= t
     ratios = np.empty(MAX_COPIES_MISSING + 1, dtype=np.float64)
     _draw_ratios(total, min(next_hand, total), ratios)
-    copies = np.empty(6, dtype=np.int64)
+    terms = np.empty(MAX_COPIES_MISSING + 1, dtype=np.float64)
     left = np.empty(NUM_KINDS, dtype=np.int64)
     kept = np.empty(NUM_KINDS, dtype=np.int64)
-    _settle(after, held, observer_acts, left, kept)
+    for k in range(NUM_KINDS):
+        _settle(k, after, held, observer_acts, left, kept)
     line_p = np.empty(NUM_LINES, dtype=np.float64)
     line_sh = np.empty(NUM_LINES, dtype=np.int64)
     chance_now = 0.0
     own_now = 0
     for line in range(NUM_LINES):
-        missing, short, seen_out, p = _line_value(line, left, kept, unseen, ratios, copies)
+        missing, short, seen_out, p = _line_value(line, left, kept, unseen, ratios, terms)
         line_p[line] = p
         line_sh[line] = short
         line_missing[line] = missing
@@ -241,36 +251,83 @@ def write_features(
         # one more card of kind k leaves the hand: it pays an owed card or joins the table
         after[k] += 1
         held[k] -= 1
-        _settle(after, held, True, left, kept)
+        _settle(k, after, held, True, left, kept)
         # only the card's two lines change
         chance, own = chance_now, own_now
         for line in (KIND_A[k], KIND_B[k]):
             chance -= line_p[line]
             own -= 1 if line_sh[line] == 0 else 0
-            _, short, _, p = _line_value(line, left, kept, unseen, ratios, copies)
+            _, short, _, p = _line_value(line, left, kept, unseen, ratios, terms)
             chance += p
             own += 1 if short == 0 else 0
         action_next[k] = max(0.0, chance)
         action_own[k] = own
         after[k] -= 1
         held[k] += 1
+        _settle(k, after, held, True, left, kept)
     for line in range(NUM_LINES):
         if not mask[TAKE + line]:
             continue
         for j in range(6):
-            after[LINE_KIND[line, j]] -= 1
-        _settle(after, held, True, left, kept)
-        chance, own = _totals(left, kept, unseen, ratios, copies)
+            k = LINE_KIND[line, j]
+            after[k] -= 1
+            _settle(k, after, held, True, left, kept)
+        chance, own = _totals(left, kept, unseen, ratios, terms)
         action_next[TAKE + line] = chance
         action_own[TAKE + line] = own
         for j in range(6):
-            after[LINE_KIND[line, j]] += 1
+            k = LINE_KIND[line, j]
+            after[k] += 1
+            _settle(k, after, held, True, left, kept)
     if mask[END_TURN]:
         action_next[END_TURN] = chance_now
         action_own[END_TURN] = own_now
     if mask[CANNOT_PLAY]:
         # the hand goes back to the pile for new cards: the table stays as it is
         action_next[CANNOT_PLAY] = chance_now
+
+
+BASE_FIELDS = ("hand", "table", "played", "taken", "unseen", "hand_sizes")
+"""The base observation's fields :func:`features_into` reads, in its offsets' order."""
+
+
+def feature_offsets(layout: Any) -> np.ndarray:
+    """The offsets :func:`features_into` takes: those of :data:`BASE_FIELDS`, then those of
+    the feature fields, in ``layout`` (an observation layout with the features appended)."""
+    names = (*BASE_FIELDS, *(f.name for f in FIELDS))
+    offsets = np.array([layout.slice(name).start for name in names], dtype=np.int64)
+    first = offsets[len(BASE_FIELDS)]
+    if layout.slice(FIELDS[-1].name).stop - first != FEATURE_SIZE:
+        raise ValueError("the feature fields must follow each other in the layout")
+    return offsets
+
+
+@njit(cache=True, nogil=True)
+def features_into(
+    out: np.ndarray, offsets: np.ndarray, mask: np.ndarray, observer_acts: bool
+) -> None:
+    """Write the features into the flat observation ``out`` whose base fields are written
+    (field offsets from :func:`feature_offsets`; ``mask`` read only when ``observer_acts``):
+    :func:`write_features` for the compiled batch, the feature fields zeroed first."""
+    o = offsets
+    f = 6  # the first feature field's offset follows the BASE_FIELDS' six
+    out[o[f] : o[f] + FEATURE_SIZE] = 0.0
+    write_features(
+        out[o[0] : o[0] + NUM_KINDS],
+        out[o[1] : o[1] + NUM_KINDS],
+        out[o[2] : o[2] + NUM_KINDS],
+        out[o[3] : o[3] + NUM_LINES],
+        out[o[4] : o[4] + NUM_KINDS],
+        int(out[o[5] + 1]),
+        observer_acts,
+        mask,
+        out[o[f] : o[f] + NUM_LINES],
+        out[o[f + 1] : o[f + 1] + NUM_LINES],
+        out[o[f + 2] : o[f + 2] + NUM_LINES],
+        out[o[f + 3] : o[f + 3] + NUM_LINES],
+        out[o[f + 4] : o[f + 4] + NUM_ACTIONS],
+        out[o[f + 5] : o[f + 5] + NUM_ACTIONS],
+    )
 
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -306,4 +363,11 @@ def _write(
 QWIRKLE_CARDS_FEATURES = FeatureSet("qwirkle_cards", FIELDS, _write)
 """Qwirkle Cards' observation features (module docstring)."""
 
-__all__ = ["FIELDS", "QWIRKLE_CARDS_FEATURES", "write_features"]
+__all__ = [
+    "BASE_FIELDS",
+    "FIELDS",
+    "QWIRKLE_CARDS_FEATURES",
+    "feature_offsets",
+    "features_into",
+    "write_features",
+]

@@ -78,6 +78,12 @@ class FeatureModel(GameModel):
         self.codec = base.codec
         self.layout = ObservationLayout((*base.layout, *features.fields))
         self._base_size = base.layout.size
+        # (name, slice, shape) of every field: the writer's views are cut from these
+        self._base_parts = self._parts(base.layout.fields)
+        self._feature_parts = self._parts(features.fields)
+
+    def _parts(self, fields: tuple[Field, ...]) -> tuple[tuple[str, slice, tuple[int, ...]], ...]:
+        return tuple((f.name, self.layout.slice(f.name), f.shape) for f in fields)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in ("base", "features"):
@@ -119,14 +125,13 @@ class FeatureModel(GameModel):
         mask = None
         if not self.base.is_over(state) and self.base.current_player(state) == player:
             mask = self.base.legal_mask(state)
-        views = self.layout.views(out)
         self.features.write(
             self.base,
             state,
             player,
-            {f.name: views[f.name] for f in self.base.layout},
+            _views(out, self._base_parts),
             mask,
-            {f.name: views[f.name] for f in self.features.fields},
+            _views(out, self._feature_parts),
         )
         return out
 
@@ -176,6 +181,13 @@ class FeatureModel(GameModel):
 
     def render_rgb(self, state: Any, viewer: int) -> np.ndarray:
         return self.base.render_rgb(state, viewer)
+
+
+def _views(
+    out: np.ndarray, parts: tuple[tuple[str, slice, tuple[int, ...]], ...]
+) -> dict[str, np.ndarray]:
+    """Named views of the flat observation ``out``, one per ``(name, slice, shape)``."""
+    return {name: out[s] if len(shape) == 1 else out[s].reshape(shape) for name, s, shape in parts}
 
 
 def with_features(model: GameModel, features: FeatureSet | None) -> GameModel:

@@ -45,7 +45,7 @@ def test_unknown_key_is_named_with_the_valid_keys(tmp_path: Path) -> None:
         ("hidden_sizes", "64", "must be list"),
         ("hidden_sizes", "[64, big]", r"hidden_sizes\[1\]' must be int"),
         ("opponents", "{self: heavy}", "must be float"),
-        ("network", "transformer", "'conv' or 'mlp'"),
+        ("network", "transformer", "'conv', 'crop', 'mlp'"),
         ("num_envs", "0", "must be > 0"),
     ],
 )

@@ -152,13 +152,16 @@ class PPOConfig:
     # -------------------------------------------------------------------- network
     network: str = "conv"
     """``conv`` (convolutional encoder for spatial fields, per-cell policy head for spatial
-    action groups) or ``mlp`` (one MLP over the whole flat observation)."""
+    action groups), ``crop`` (the same network run on the occupied part of the board only:
+    several times faster on a large, sparsely filled window such as Qwirkle's; legal spatial
+    actions must lie next to a nonzero cell, as in Qwirkle and Liniell) or ``mlp`` (one MLP
+    over the whole flat observation)."""
     conv_channels: list[int] = field(default_factory=lambda: [32, 32, 32])
     """Channels of the 3x3 convolution layers of the spatial encoder."""
     board_head_channels: int = 0
-    """``conv`` only: also flatten a 1x1 convolution of the board features to this many planes
-    into the trunk, so the value and the non-spatial action heads see where features are, not
-    only their board-wide mean and max (0: pooling only)."""
+    """``conv`` only (``crop`` needs 0): also flatten a 1x1 convolution of the board features
+    to this many planes into the trunk, so the value and the non-spatial action heads see where
+    features are, not only their board-wide mean and max (0: pooling only)."""
     hidden_sizes: list[int] = field(default_factory=lambda: [128, 128])
     """Widths of the MLP layers (the vector-field encoder and the trunk; the whole network for
     ``network: mlp``)."""
@@ -181,6 +184,9 @@ class PPOConfig:
     progress_bar: bool = True
     """Show a tqdm progress bar."""
 
+
+NETWORK_KINDS = ("conv", "crop", "mlp")
+"""The values of the config key ``network``."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 
@@ -294,8 +300,16 @@ def _validate(cfg: PPOConfig) -> None:
         )
     if cfg.num_workers < 0:
         raise ConfigError(f"config key 'num_workers' must be >= 0, got {cfg.num_workers}")
-    if cfg.network not in ("conv", "mlp"):
-        raise ConfigError(f"config key 'network' must be 'conv' or 'mlp', got {cfg.network!r}")
+    if cfg.network not in NETWORK_KINDS:
+        raise ConfigError(
+            f"config key 'network' must be one of {', '.join(map(repr, NETWORK_KINDS))}, "
+            f"got {cfg.network!r}"
+        )
+    if cfg.network == "crop" and cfg.board_head_channels:
+        raise ConfigError(
+            "config key 'board_head_channels' must be 0 with network 'crop' (it pools over the "
+            f"occupied region only), got {cfg.board_head_channels}"
+        )
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()):
         raise ConfigError(f"config key 'opponents' needs non-negative weights, got {cfg.opponents}")
     if sum(cfg.opponents.values()) <= 0:

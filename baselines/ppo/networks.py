@@ -29,6 +29,11 @@ from torch import nn
 from tabletop_rl.envs.core.observation import ObservationLayout
 from tabletop_rl.envs.errors import ConfigError
 
+from .config import NETWORK_KINDS
+
+OUTSIDE_LOGIT = -1e9
+"""The logit :class:`CropConvActorCritic` gives the cells outside its crop (never legal)."""
+
 
 def _layer(layer: nn.Module, gen: torch.Generator, std: float = float(np.sqrt(2))) -> nn.Module:
     """Orthogonal weights drawn with ``gen``, zero bias (the usual PPO initialisation)."""
@@ -182,6 +187,183 @@ class ConvActorCritic(nn.Module):
         return torch.cat(logits, dim=1), self.value(h).squeeze(-1)
 
 
+class CropConvActorCritic(ConvActorCritic):
+    """:class:`ConvActorCritic` evaluated on the occupied part of the board only.
+
+    Each observation's *region* is the bounding box of the cells where any spatial input
+    plane is nonzero (with nothing on the board: the window's centre cell, where Qwirkle and
+    Liniell lay their first tile), grown on every side by ``REACH + len(conv_channels)``
+    cells. The convolutions run on the region alone (zero outside it after every layer, as if
+    the board beyond were unbounded and empty), the board features are pooled over the region
+    (mean and max), and the spatial action heads score the region's cells; every other cell
+    gets the logit :data:`OUTSIDE_LOGIT`. The assumption this rests on: a legal spatial action
+    lies at most ``REACH`` (one) cell from a nonzero cell, as in games whose moves touch what
+    is laid (Qwirkle, Liniell); such a cell's receptive field then lies inside the region, so
+    its logit is what the convolutions over an unbounded board give. The network is
+    translation-invariant (values) and -equivariant (logits): shifting a position inside the
+    window shifts the logits with it and changes nothing else.
+
+    Samples are cropped one by one (the batch's common box grows with every sample), and
+    cropped samples of similar size are stacked into one convolution call (see
+    :meth:`_buckets`). The parameters are
+    :class:`ConvActorCritic`'s, so the two load each other's weights.
+    """
+
+    REACH = 1
+    """How far (in cells) a legal spatial action may lie from a nonzero cell."""
+    BUCKET_COST = 1500
+    """What one more convolution call costs, in cropped cells (measured on one CPU core with
+    ``benchmarks/ppo_network_speed.py``: about as long as convolving 1,500 cells)."""
+
+    def __init__(
+        self,
+        layout: ObservationLayout,
+        action_layout: ObservationLayout,
+        conv_channels: Sequence[int],
+        hidden_sizes: Sequence[int],
+        gen: torch.Generator,
+    ) -> None:
+        if not conv_channels:
+            raise ConfigError("network 'crop' needs at least one conv layer (conv_channels)")
+        super().__init__(layout, action_layout, conv_channels, hidden_sizes, gen)
+        if self.conv is None or self.board is None:
+            raise ConfigError("network 'crop' needs spatial observation fields")
+        self.margin = self.REACH + len(conv_channels)
+        self.num_actions = sum(g.size for g in action_layout)
+        offsets = itertools.accumulate((g.size for g in action_layout), initial=0)
+        self.head_offsets = list(offsets)[:-1]
+
+    def _views(self, obs: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Each spatial field of the raw batch as ``(batch, planes, H, W)`` (channels last:
+        ``(batch, H, W, planes)``), with its input scale."""
+        views = []
+        for sl, shape, last in self.spatial_fields:
+            part = obs[:, sl].reshape(-1, *shape)
+            views.append((part.permute(0, 3, 1, 2) if last else part, self.scale[sl.start]))
+        return views
+
+    def _view_regions(self, views: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+        """``(batch, 4)`` int64 rows ``top, bottom, left, right`` (inclusive) of each region."""
+        occupied = views[0][0].abs().amax(dim=1) > 0
+        for view, _ in views[1:]:
+            occupied |= view.abs().amax(dim=1) > 0
+        height, width = occupied.shape[1:]
+        rows, cols = occupied.any(dim=2), occupied.any(dim=1)
+        empty = ~rows.any(dim=1)
+
+        def bounds(hit: torch.Tensor, size: int) -> tuple[torch.Tensor, torch.Tensor]:
+            at = torch.arange(size)
+            low = torch.where(hit, at, size).amin(dim=1)
+            high = torch.where(hit, at, -1).amax(dim=1)
+            centre = torch.full_like(low, size // 2)
+            return torch.where(empty, centre, low), torch.where(empty, centre, high)
+
+        top, bottom = bounds(rows, height)
+        left, right = bounds(cols, width)
+        m = self.margin
+        return torch.stack([top - m, bottom + m, left - m, right + m], dim=1)
+
+    def regions(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(batch, 4)`` rows ``top, bottom, left, right``: the inclusive window rows and
+        columns (possibly past the window's edges) of the region each observation is
+        evaluated on."""
+        return self._view_regions(self._views(obs))
+
+    def _buckets(self, regions: torch.Tensor) -> list[torch.Tensor]:
+        """Sample indices grouped so that each group's crops are stacked into one convolution.
+
+        Samples sorted by their region's longer side are cut into runs minimising the total
+        of ``samples x longest side ** 2 + BUCKET_COST`` over the runs (exact, by dynamic
+        programming over the distinct sides).
+        """
+        side = torch.maximum(regions[:, 1] - regions[:, 0], regions[:, 3] - regions[:, 2]) + 1
+        values, inverse, counts = torch.unique(side, return_inverse=True, return_counts=True)
+        sides, number = values.tolist(), counts.tolist()
+        best = [0.0] + [float("inf")] * len(sides)
+        start = [0] * (len(sides) + 1)
+        for j in range(1, len(sides) + 1):
+            n = 0
+            for i in range(j, 0, -1):  # the run of distinct sides i - 1 .. j - 1
+                n += number[i - 1]
+                cost = best[i - 1] + n * sides[j - 1] ** 2 + self.BUCKET_COST
+                if cost < best[j]:
+                    best[j], start[j] = cost, i - 1
+        groups = []
+        j = len(sides)
+        while j > 0:
+            i = start[j]
+            groups.append(torch.nonzero((inverse >= i) & (inverse < j)).squeeze(1))
+            j = i
+        return groups
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        assert self.conv is not None and self.board is not None
+        height, width = self.board
+        views = self._views(obs)
+        regions = self._view_regions(views)
+        batch = obs.shape[0]
+        pooled = obs.new_zeros(batch, 2 * self.features)
+        crops = []  # per bucket: sample indices, window cells, which lie in the region, fmap
+        for idx in self._buckets(regions):
+            reg = regions[idx]
+            h = int((reg[:, 1] - reg[:, 0]).max()) + 1
+            w = int((reg[:, 3] - reg[:, 2]).max()) + 1
+            rows = (reg[:, 0:1] + torch.arange(h))[:, :, None]  # (n, h, 1)
+            cols = (reg[:, 2:3] + torch.arange(w))[:, None, :]  # (n, 1, w)
+            inside = (rows <= reg[:, 1, None, None]) & (cols <= reg[:, 3, None, None])
+            in_window = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+            at = (idx[:, None, None], rows.clamp(0, height - 1), cols.clamp(0, width - 1))
+            # Advanced indices around the planes' slice put the planes last: (n, h, w, planes).
+            image = torch.cat([v[at[0], :, at[1], at[2]] * s for v, s in views], dim=3)
+            image = (image * (inside & in_window)[..., None]).permute(0, 3, 1, 2)
+            mask = inside[:, None].to(image.dtype)
+            fmap = image
+            for layer in self.conv:
+                fmap = layer(fmap)
+                if isinstance(layer, nn.ReLU):
+                    fmap = fmap * mask
+            mean = fmap.sum(dim=(2, 3)) / mask.sum(dim=(2, 3))
+            pooled = pooled.index_copy(0, idx, torch.cat([mean, fmap.amax(dim=(2, 3))], dim=1))
+            crops.append((idx, rows, cols, inside & in_window, fmap))
+        parts = [pooled]
+        if self.vector_mlp is not None:
+            vector = obs.index_select(1, self.vector_idx) * self.scale[self.vector_idx]
+            parts.append(self.vector_mlp(vector))
+        h = self.trunk(torch.cat(parts, dim=1))
+        # Every head's scores go into the logits in one scatter (one gather backward).
+        samples: list[torch.Tensor] = []
+        columns: list[torch.Tensor] = []
+        values: list[torch.Tensor] = []
+        cond = self.condition(h) if self.condition is not None else None
+        for head, spatial, last, offset in zip(
+            self.heads, self.head_spatial, self.head_channels_last, self.head_offsets, strict=True
+        ):
+            if not spatial:
+                scores = head(h)
+                size = scores.shape[1]
+                samples.append(torch.arange(batch)[:, None].expand(batch, size).flatten())
+                columns.append((offset + torch.arange(size)).expand(batch, size).flatten())
+                values.append(scores.flatten())
+                continue
+            assert isinstance(head, nn.Conv2d) and cond is not None
+            planes = torch.arange(head.out_channels)
+            for idx, rows, cols, shown, fmap in crops:
+                cell = torch.relu(fmap + cond[idx][:, :, None, None])
+                scored = head(cell).permute(0, 2, 3, 1)  # (n, h, w, planes)
+                cell_index = (rows * width + cols)[..., None]
+                if last:
+                    flat = cell_index * head.out_channels + planes
+                else:
+                    flat = planes * (height * width) + cell_index
+                sample = idx[:, None, None, None].expand_as(flat)
+                samples.append(sample[shown].flatten())
+                columns.append(flat[shown].flatten() + offset)
+                values.append(scored[shown].flatten())
+        base = obs.new_full((batch, self.num_actions), OUTSIDE_LOGIT)
+        logits = base.index_put((torch.cat(samples), torch.cat(columns)), torch.cat(values))
+        return logits, self.value(h).squeeze(-1)
+
+
 def build_network(
     kind: str,
     layout: ObservationLayout,
@@ -192,7 +374,8 @@ def build_network(
     seed: int,
     board_head_channels: int = 0,
 ) -> nn.Module:
-    """The actor-critic named ``kind`` (``"conv"`` or ``"mlp"``), initialised from ``seed``."""
+    """The actor-critic named ``kind`` (one of ``config.NETWORK_KINDS``), initialised from
+    ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     total = sum(g.size for g in action_layout)
     if total != num_actions:
@@ -203,4 +386,11 @@ def build_network(
         return ConvActorCritic(
             layout, action_layout, conv_channels, hidden_sizes, gen, board_head_channels
         )
-    raise ConfigError(f"unknown network {kind!r}; allowed: 'conv', 'mlp'")
+    if kind == "crop":
+        if board_head_channels:
+            raise ConfigError(
+                "network 'crop' pools over the occupied region only; board_head_channels must "
+                f"be 0, got {board_head_channels}"
+            )
+        return CropConvActorCritic(layout, action_layout, conv_channels, hidden_sizes, gen)
+    raise ConfigError(f"unknown network {kind!r}; allowed: {', '.join(map(repr, NETWORK_KINDS))}")

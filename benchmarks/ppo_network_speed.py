@@ -1,0 +1,157 @@
+"""PPO update time of the ``conv`` network against the ``crop`` network on real Qwirkle positions.
+
+    python benchmarks/ppo_network_speed.py [--games 8] [--repeats 3] [--config FILE]
+
+Plays two-player Qwirkle games with masked random moves (seeded), keeps every decision's
+observation and action mask, and draws a batch of the size the config's rollout collects
+(``num_envs * rollout_steps`` decisions) from them, so the positions spread over the whole
+game as in training. For each network kind (the config's layers, ``conv`` and ``crop``) it
+times :func:`~tabletop_rl.baselines.ppo.ppo.ppo_update` on that batch (the config's epochs and
+minibatches, forward and backward, one torch thread) and the rollout's forward pass (one
+decision for each of ``num_envs`` games, no gradient). Times are CPU seconds of this process
+(one thread), which do not depend on what else runs on the machine; medians over
+``--repeats``; the ratios compare kinds measured in the same run. Also prints the crop sizes
+the positions need.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tabletop_rl.baselines.env_factory import make_env
+from tabletop_rl.baselines.ppo.checkpoint import make_network
+from tabletop_rl.baselines.ppo.config import PPOConfig, load_config
+from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
+from tabletop_rl.baselines.ppo.networks import CropConvActorCritic
+from tabletop_rl.baselines.ppo.ppo import ppo_update
+from tabletop_rl.baselines.ppo.selfplay import Batch
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def played_positions(
+    env_name: str, env_kwargs: dict, games: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and action masks of every decision of ``games`` masked random games."""
+    rng = np.random.default_rng(seed)
+    env = make_env(env_name, **env_kwargs)
+    obs, masks = [], []
+    for game in range(games):
+        env.reset(seed=seed + game)
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            o = env.observe(env.agent_selection)
+            obs.append(o["observation"])
+            masks.append(o["action_mask"])
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.stack(obs), np.stack(masks)
+
+
+def make_batch(
+    net: torch.nn.Module, obs: np.ndarray, masks: np.ndarray, size: int, seed: int
+) -> Batch:
+    """A PPO batch of ``size`` positions drawn from ``obs``/``masks``, with the network's own
+    sampled actions, log-probabilities and values, and random rewards."""
+    rng = np.random.default_rng(seed)
+    pick = rng.choice(len(obs), size=size, replace=len(obs) < size)
+    o, m = obs[pick], masks[pick]
+    with torch.no_grad():
+        logits, values = net(torch.as_tensor(o))
+        dist = MaskedCategorical(logits, torch.as_tensor(m))
+        actions = dist.sample(torch.Generator().manual_seed(seed))
+        logps = dist.log_prob(actions)
+    return Batch(
+        obs=o,
+        masks=m,
+        actions=actions.numpy(),
+        logps=logps.numpy(),
+        values=values.numpy(),
+        rewards=rng.normal(0.0, 0.2, size).astype(np.float32),
+        dones=(rng.random(size) < 0.01).astype(np.float32),
+        next_values=values.numpy(),
+        cont=(rng.random(size) > 0.01).astype(np.float32),
+    )
+
+
+def median_seconds(fn: Callable[[], object], repeats: int) -> float:
+    """Median CPU time of ``repeats`` calls of ``fn`` (after one untimed warm-up call)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+@torch.no_grad()
+def decide(net: torch.nn.Module, obs: torch.Tensor) -> None:
+    """One rollout step's forward pass."""
+    net(obs)
+
+
+def crop_sides(net: CropConvActorCritic, obs: np.ndarray) -> np.ndarray:
+    """The longer side of each observation's crop region (cells)."""
+    with torch.no_grad():
+        regions = net.regions(torch.as_tensor(obs))
+    regions = regions.numpy()
+    return np.maximum(regions[:, 1] - regions[:, 0], regions[:, 3] - regions[:, 2]) + 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "qwirkle_ppo.yaml"))
+    parser.add_argument("--games", type=int, default=8, help="random games to draw positions from")
+    parser.add_argument("--repeats", type=int, default=3, help="timed updates per network")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    base = load_config(args.config)
+    obs, masks = played_positions(base.env, base.env_kwargs, args.games, args.seed)
+    size = base.num_envs * base.rollout_steps
+    print(
+        f"{base.env}: {len(obs)} decisions from {args.games} random games; batch {size}, "
+        f"{base.update_epochs} epochs x {base.num_minibatches} minibatches, "
+        f"conv_channels {base.conv_channels}, hidden_sizes {base.hidden_sizes}, 1 thread"
+    )
+    results: dict[str, tuple[float, float]] = {}
+    for kind in ("conv", "crop"):
+        cfg: PPOConfig = dataclasses.replace(base, network=kind, board_head_channels=0)
+        net = make_network(cfg)
+        if isinstance(net, CropConvActorCritic):
+            sides = crop_sides(net, obs)
+            print(
+                f"crop side (cells): median {np.median(sides):.0f}, 90th percentile "
+                f"{np.percentile(sides, 90):.0f}, max {sides.max()} (window "
+                f"{net.board})"
+            )
+        batch = make_batch(net, obs, masks, size, args.seed)
+        optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+        gen = torch.Generator().manual_seed(args.seed)
+        update = median_seconds(
+            functools.partial(ppo_update, net, optimizer, batch, cfg, gen), args.repeats
+        )
+        forward = median_seconds(
+            functools.partial(decide, net, torch.as_tensor(batch.obs[: cfg.num_envs])),
+            5 * args.repeats,
+        )
+        results[kind] = (update, forward)
+        print(
+            f"{kind}: update {update:.3f} CPU-s ({size / update:.0f} learner steps / CPU-s), "
+            f"rollout forward of {cfg.num_envs} decisions {1000 * forward:.1f} CPU-ms"
+        )
+    (cu, cf), (ku, kf) = results["conv"], results["crop"]
+    print(f"crop vs conv: update {cu / ku:.2f}x faster, rollout forward {cf / kf:.2f}x faster")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -118,7 +118,7 @@ to 47,282 entries at the default window; ``env.layout.decode`` names the new fie
 | `line_length` | (2, 39, 39) | 39676 | [0, 13] | line through the cell (row, column), 0 if none |
 | `line_open` | (2, 39, 39) | 42718 | [0, 2] | ends of a tile's line that a tile kind fits |
 | `cell_kinds` | (1, 39, 39) | 45760 | [0, 36] | tile kinds that fit an empty cell next to tiles |
-| `turn_points` | (1,) | 47281 | [0, 90] | points of ending the turn now; 0 off turn |
+| `turn_points` | (1,) | 47281 | [0, 90] | points of ending the turn now if legal, else 0 |
 
 - Every spatial field lies over the ``board`` window's cells; ``place_legal`` and
   ``place_points`` are in the placement actions' order (plane ``slot``, row, column: entry
@@ -133,7 +133,8 @@ to 47,282 entries at the default window; ``env.layout.decode`` names the new fie
   the start row can only end once the whole largest set is down. At most 90: a main line and
   six cross lines, each a Qwirkle, and the bonus.
 - ``turn_points``: the points of ending the turn now (the tiles laid this turn as one move,
-  the end bonus included); 0 when no tile is laid yet.
+  the end bonus included) when the mask allows it; 0 otherwise (no tile laid yet, or a start
+  row not yet complete).
 - ``line_length`` (plane 0 rows, plane 1 columns): on a tile, the length of its line in that
   direction; on an empty cell, the length of the line a tile laid there would make (the
   tiles on both sides plus itself); 0 when the cell, counted as a tile, would have no

@@ -100,21 +100,27 @@ def test_place_points_are_what_the_engine_scores() -> None:
 
 
 def test_turn_points_are_what_ending_the_turn_now_scores() -> None:
+    """Also on a start row still being laid (it cannot end yet: 0)."""
     model = feature_model()
-    checked = 0
-    for seed in range(3):
-        for state in positions(model, seed, every=5):
+    checked = {"end legal": 0, "start row unfinished": 0}
+    for seed in range(12):
+        every = 5 if seed < 3 else 1
+        for n, state in enumerate(positions(model, seed, every=every)):
+            if every == 1 and n > 6:
+                break
             views = to_act_views(model, state)
             mask = model.legal_mask(state)
             if not mask[model.codec.end]:
                 assert views["turn_points"][0] == 0
+                view = model.public_view(state, model.current_player(state))
+                checked["start row unfinished"] += bool(view.laid_this_turn)
                 continue
             player = model.current_player(state)
             after = model.copy(state)
             result = model.step(after, model.codec.end)
             assert views["turn_points"][0] == result.points.get(player, 0)
-            checked += 1
-    assert checked > 50
+            checked["end legal"] += 1
+    assert checked["end legal"] > 50 and checked["start row unfinished"] > 0, checked
 
 
 def test_place_legal_is_the_mask_and_only_the_player_to_act_sees_moves() -> None:

@@ -108,7 +108,7 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
             Field(
                 "turn_points",
                 (1,),
-                "points of ending the turn now; 0 off turn",
+                "points of ending the turn now if legal, else 0",
                 high=float(MAX_TURN_POINTS),
             ),
         ),
@@ -133,7 +133,7 @@ def _write(
     cells = board.shape[1] * board.shape[2]
     features_kernel(
         board,
-        mask[: HAND_SIZE * cells] if to_act else _NO_MASK,
+        mask[: HAND_SIZE * cells + 1] if to_act else _NO_MASK,
         to_act,
         int(base["bag_size"][0]),
         int(base["hand_sizes"][0]),
@@ -171,8 +171,8 @@ def features_kernel(
     cell_kinds: np.ndarray,
 ) -> None:
     """Write every feature field (zeroed beforehand) from the ``board`` planes (this turn's
-    tiles included), the observer's placement mask (``to_act`` only), the bag size and the
-    observer's hand size (this turn's tiles included).
+    tiles included), the placement and end-turn part of the observer's mask (``to_act``
+    only), the bag size and the observer's hand size (this turn's tiles included).
 
     Only the box of the laid tiles grown by one cell is visited: every feature is 0 outside
     it, and every legal placement touches a tile, except the game's first one (an empty
@@ -284,7 +284,7 @@ def features_kernel(
                 cross_col += _line(across)
     if not to_act:
         return
-    if pending:
+    if pending and mask[HAND_SIZE * cells]:
         # the turn ended now: the main line through the laid tiles and their cross lines
         if pending == 1 or same_row:
             points = _line(left[last_i, last_j] + right[last_i, last_j] + 1) + cross_row

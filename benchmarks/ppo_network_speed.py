@@ -1,14 +1,16 @@
 """PPO update time of the ``conv`` network against the ``crop`` network on real Qwirkle positions.
 
-    python benchmarks/ppo_network_speed.py [--games 8] [--repeats 3] [--config FILE]
+    python benchmarks/ppo_network_speed.py [--games 8] [--repeats 3] [--config FILE] [--batch N]
 
 Plays two-player Qwirkle games with masked random moves (seeded), keeps every decision's
 observation and action mask, and draws a batch of the size the config's rollout collects
 (``num_envs * rollout_steps`` decisions) from them, so the positions spread over the whole
 game as in training. For each network kind (the config's layers, ``conv`` and ``crop``) it
 times :func:`~tabletop_rl.baselines.ppo.ppo.ppo_update` on that batch (the config's epochs and
-minibatches, forward and backward, one torch thread) and the rollout's forward pass (one
-decision for each of ``num_envs`` games, no gradient). Times are CPU seconds of this process
+minibatches, forward and backward, one torch thread), the network's own forward and backward
+pass over one minibatch (what the update spends outside the masked distribution, the losses
+and the optimiser), and the rollout's forward pass (one decision for each of ``num_envs``
+games, no gradient). Times are CPU seconds of this process
 (one thread), which do not depend on what else runs on the machine; medians over
 ``--repeats``; the ratios compare kinds measured in the same run. Also prints the crop sizes
 the positions need.
@@ -78,6 +80,7 @@ def make_batch(
         dones=(rng.random(size) < 0.01).astype(np.float32),
         next_values=values.numpy(),
         cont=(rng.random(size) > 0.01).astype(np.float32),
+        teacher_actions=np.full(size, -1, np.int64),
     )
 
 
@@ -98,6 +101,14 @@ def decide(net: torch.nn.Module, obs: torch.Tensor) -> None:
     net(obs)
 
 
+def network_pass(net: torch.nn.Module, obs: torch.Tensor, actions: torch.Tensor) -> None:
+    """The network's own share of a minibatch step: forward, and backward from the taken
+    actions' logits and the values (no distribution, no optimiser)."""
+    net.zero_grad()
+    logits, values = net(obs)
+    (logits.gather(1, actions[:, None]).sum() + values.sum()).backward()
+
+
 def crop_sides(net: CropConvActorCritic, obs: np.ndarray) -> np.ndarray:
     """The longer side of each observation's crop region (cells)."""
     with torch.no_grad():
@@ -111,18 +122,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(ROOT / "configs" / "qwirkle_ppo.yaml"))
     parser.add_argument("--games", type=int, default=8, help="random games to draw positions from")
     parser.add_argument("--repeats", type=int, default=3, help="timed updates per network")
+    parser.add_argument(
+        "--batch", type=int, default=0, help="decisions per update (0: the config's rollout)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     base = load_config(args.config)
     obs, masks = played_positions(base.env, base.env_kwargs, args.games, args.seed)
-    size = base.num_envs * base.rollout_steps
+    size = args.batch or base.num_envs * base.rollout_steps
     print(
         f"{base.env}: {len(obs)} decisions from {args.games} random games; batch {size}, "
         f"{base.update_epochs} epochs x {base.num_minibatches} minibatches, "
         f"conv_channels {base.conv_channels}, hidden_sizes {base.hidden_sizes}, 1 thread"
     )
-    results: dict[str, tuple[float, float]] = {}
+    results: dict[str, tuple[float, float, float]] = {}
     for kind in ("conv", "crop"):
         cfg: PPOConfig = dataclasses.replace(base, network=kind, board_head_channels=0)
         net = make_network(cfg)
@@ -143,13 +157,28 @@ def main(argv: list[str] | None = None) -> int:
             functools.partial(decide, net, torch.as_tensor(batch.obs[: cfg.num_envs])),
             5 * args.repeats,
         )
-        results[kind] = (update, forward)
-        print(
-            f"{kind}: update {update:.3f} CPU-s ({size / update:.0f} learner steps / CPU-s), "
-            f"rollout forward of {cfg.num_envs} decisions {1000 * forward:.1f} CPU-ms"
+        mb = -(-size // cfg.num_minibatches)
+        own = median_seconds(
+            functools.partial(
+                network_pass,
+                net,
+                torch.as_tensor(batch.obs[:mb]),
+                torch.as_tensor(batch.actions[:mb]).long(),
+            ),
+            5 * args.repeats,
         )
-    (cu, cf), (ku, kf) = results["conv"], results["crop"]
-    print(f"crop vs conv: update {cu / ku:.2f}x faster, rollout forward {cf / kf:.2f}x faster")
+        results[kind] = (update, own, forward)
+        print(
+            f"{kind}: update {update:.3f} CPU-s ({size / update:.0f} learner steps / CPU-s); "
+            f"network forward+backward of a {mb}-row minibatch {1000 * own:.0f} CPU-ms "
+            f"(x {cfg.update_epochs * cfg.num_minibatches} per update); rollout forward of "
+            f"{cfg.num_envs} decisions {1000 * forward:.1f} CPU-ms"
+        )
+    (cu, co, cf), (ku, ko, kf) = results["conv"], results["crop"]
+    print(
+        f"crop vs conv: update {cu / ku:.2f}x faster, network forward+backward {co / ko:.2f}x, "
+        f"rollout forward {cf / kf:.2f}x"
+    )
     return 0
 
 

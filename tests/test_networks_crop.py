@@ -208,3 +208,16 @@ def test_crop_trains_on_the_toy_game_and_its_checkpoint_round_trips(tmp_path: Pa
     agent = load_ppo_agent(str(run_dir), TOY_ENV, np.random.default_rng(0))
     while not any(env.terminations.values()) and not any(env.truncations.values()):
         env.step(agent.act(env.observe(env.agent_selection)))
+
+
+def test_the_speed_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    path = ROOT / "benchmarks" / "ppo_network_speed.py"
+    spec = importlib.util.spec_from_file_location("ppo_network_speed", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--games", "1", "--repeats", "1", "--batch", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "crop side (cells): median" in out and "crop vs conv: update" in out

@@ -190,18 +190,19 @@ class ConvActorCritic(nn.Module):
 class CropConvActorCritic(ConvActorCritic):
     """:class:`ConvActorCritic` evaluated on the occupied part of the board only.
 
-    Each observation's *region* is the bounding box of the cells where any spatial input
-    plane is nonzero (with nothing on the board: the window's centre cell, where Qwirkle and
-    Liniell lay their first tile), grown on every side by ``REACH + len(conv_channels)``
-    cells. The convolutions run on the region alone (zero outside it after every layer, as if
-    the board beyond were unbounded and empty), the board features are pooled over the region
-    (mean and max), and the spatial action heads score the region's cells; every other cell
-    gets the logit :data:`OUTSIDE_LOGIT`. The assumption this rests on: a legal spatial action
-    lies at most ``REACH`` (one) cell from a nonzero cell, as in games whose moves touch what
-    is laid (Qwirkle, Liniell); such a cell's receptive field then lies inside the region, so
-    its logit is what the convolutions over an unbounded board give. The network is
-    translation-invariant (values) and -equivariant (logits): shifting a position inside the
-    window shifts the logits with it and changes nothing else.
+    Each observation's *box* is the bounding box of the cells where any spatial input plane
+    is nonzero (with nothing on the board: the window's centre cell, where Qwirkle and
+    Liniell lay their first tile). The input crop is the box grown on every side by
+    ``REACH + len(conv_channels)`` cells (cells past the window read as empty); the
+    convolutions run on it unpadded, each layer one cell smaller on every side, so the last
+    layer covers exactly the box grown by ``REACH``, every cell with its whole receptive field.
+    The board features are pooled (mean and max) over those cells, and the spatial action
+    heads score them; every other cell gets the logit :data:`OUTSIDE_LOGIT`. The assumption
+    this rests on: a legal spatial action lies at most ``REACH`` (one) cell from a nonzero
+    cell, as in games whose moves touch what is laid (Qwirkle, Liniell); there its logit is
+    what the convolutions over an unbounded board give. The network is translation-invariant
+    (values) and -equivariant (logits): shifting a position inside the window shifts the
+    logits with it and changes nothing else.
 
     Samples are cropped one by one (the batch's common box grows with every sample), and
     cropped samples of similar size are stacked into one convolution call (see
@@ -243,7 +244,8 @@ class CropConvActorCritic(ConvActorCritic):
         return views
 
     def _view_regions(self, views: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
-        """``(batch, 4)`` int64 rows ``top, bottom, left, right`` (inclusive) of each region."""
+        """``(batch, 4)`` int64 rows ``top, bottom, left, right`` (inclusive) of each input
+        crop."""
         occupied = views[0][0].abs().amax(dim=1) > 0
         for view, _ in views[1:]:
             occupied |= view.abs().amax(dim=1) > 0
@@ -265,14 +267,13 @@ class CropConvActorCritic(ConvActorCritic):
 
     def regions(self, obs: torch.Tensor) -> torch.Tensor:
         """``(batch, 4)`` rows ``top, bottom, left, right``: the inclusive window rows and
-        columns (possibly past the window's edges) of the region each observation is
-        evaluated on."""
+        columns (possibly past the window's edges) of each observation's input crop."""
         return self._view_regions(self._views(obs))
 
     def _buckets(self, regions: torch.Tensor) -> list[torch.Tensor]:
         """Sample indices grouped so that each group's crops are stacked into one convolution.
 
-        Samples sorted by their region's longer side are cut into runs minimising the total
+        Samples sorted by their input crop's longer side are cut into runs minimising the total
         of ``samples x longest side ** 2 + BUCKET_COST`` over the runs (exact, by dynamic
         programming over the distinct sides).
         """
@@ -303,7 +304,7 @@ class CropConvActorCritic(ConvActorCritic):
         regions = self._view_regions(views)
         batch = obs.shape[0]
         pooled = obs.new_zeros(batch, 2 * self.features)
-        crops = []  # per bucket: sample indices, window cells, which lie in the region, fmap
+        crops = []  # per bucket: sample indices, window cells, which are scored, fmap
         for idx in self._buckets(regions):
             reg = regions[idx]
             h = int((reg[:, 1] - reg[:, 0]).max()) + 1
@@ -315,16 +316,26 @@ class CropConvActorCritic(ConvActorCritic):
             at = (idx[:, None, None], rows.clamp(0, height - 1), cols.clamp(0, width - 1))
             # Advanced indices around the planes' slice put the planes last: (n, h, w, planes).
             image = torch.cat([v[at[0], :, at[1], at[2]] * s for v, s in views], dim=3)
-            image = (image * (inside & in_window)[..., None]).permute(0, 3, 1, 2)
-            mask = inside[:, None].to(image.dtype)
-            fmap = image
-            for layer in self.conv:
-                fmap = layer(fmap)
-                if isinstance(layer, nn.ReLU):
-                    fmap = fmap * mask
+            fmap = (image * in_window[..., None]).permute(0, 3, 1, 2)
+            for layer in self.conv:  # unpadded: each layer drops one cell on every side
+                if isinstance(layer, nn.Conv2d):
+                    fmap = nn.functional.conv2d(fmap, layer.weight, layer.bias)
+                else:
+                    fmap = layer(fmap)
+            depth = len(self.conv) // 2
+            rows, cols = rows[:, depth : h - depth], cols[:, :, depth : w - depth]
+            # A sample's cells: its input crop less ``depth`` cells on every side (anchored
+            # at the crop's top left corner; a larger sample of the bucket sets the size).
+            inside = (rows <= reg[:, 1, None, None] - depth) & (
+                cols <= reg[:, 3, None, None] - depth
+            )
+            mask = inside[:, None].to(fmap.dtype)
+            fmap = fmap * mask
             mean = fmap.sum(dim=(2, 3)) / mask.sum(dim=(2, 3))
             pooled = pooled.index_copy(0, idx, torch.cat([mean, fmap.amax(dim=(2, 3))], dim=1))
-            crops.append((idx, rows, cols, inside & in_window, fmap))
+            crops.append(
+                (idx, rows, cols, inside & in_window[:, depth : h - depth, depth : w - depth], fmap)
+            )
         parts = [pooled]
         if self.vector_mlp is not None:
             vector = obs.index_select(1, self.vector_idx) * self.scale[self.vector_idx]
@@ -389,7 +400,7 @@ def build_network(
     if kind == "crop":
         if board_head_channels:
             raise ConfigError(
-                "network 'crop' pools over the occupied region only; board_head_channels must "
+                "network 'crop' pools over the occupied cells only; board_head_channels must "
                 f"be 0, got {board_head_channels}"
             )
         return CropConvActorCritic(layout, action_layout, conv_channels, hidden_sizes, gen)

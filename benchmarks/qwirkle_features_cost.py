@@ -7,8 +7,11 @@ model alone and through ``FeatureModel`` with :func:`qwirkle_features`; the roun
 measuring thread's CPU time. Reported per
 observation: the base ``observe``, the legal mask that the features read (the feature model
 asks the model for it), the feature kernel alone and the feature model's whole ``observe``.
+Then the batched games (:class:`QwirkleBatch`, ``--num-envs`` games, masked random actions
+drawn outside the timed ``step``): CPU time per game step, which writes every game's
+observation and mask, without and with features.
 
-    python benchmarks/qwirkle_features_cost.py --games 20 --rounds 5
+    python benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.compiled_batch import QwirkleBatch
 from tabletop_rl.envs.qwirkle.features import qwirkle_features
 
 
@@ -45,11 +49,29 @@ def per_call(fn: Any, states: list[Any]) -> float:
     return (time.thread_time() - start) / len(states)
 
 
+def batch_step(features: bool, num_envs: int, steps: int, seed: int) -> float:
+    """CPU seconds per game step of a :class:`QwirkleBatch` (after 20 warm-up steps)."""
+    batch = QwirkleBatch(num_envs=num_envs, seed=seed, features=features)
+    batch.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        batch.step(batch.sample_actions(rng))
+    spent = 0.0
+    for _ in range(steps):
+        actions = batch.sample_actions(rng)
+        start = time.thread_time()
+        batch.step(actions)
+        spent += time.thread_time() - start
+    return spent / (steps * num_envs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--num-envs", type=int, default=64)
+    parser.add_argument("--batch-steps", type=int, default=300)
     args = parser.parse_args()
     base = QwirkleCompiledModel()
     feats = qwirkle_features(base.window)
@@ -88,7 +110,16 @@ def main() -> None:
             timings.setdefault(name, []).append(per_call(fn, states))
     print(f"{len(states)} positions from {args.games} games, best of {args.rounds} rounds")
     for name, values in timings.items():
-        print(f"{name:24s} {1e6 * min(values):8.1f} us per observation")
+        print(f"{name:28s} {1e6 * min(values):8.1f} us per observation")
+    batched: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.rounds):
+        for features in (False, True):
+            batched[features].append(
+                batch_step(features, args.num_envs, args.batch_steps, args.seed)
+            )
+    for features, values in batched.items():
+        label = f"batch of {args.num_envs}, " + ("with features" if features else "base")
+        print(f"{label:28s} {1e6 * min(values):8.1f} us per game step")
 
 
 if __name__ == "__main__":

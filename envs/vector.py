@@ -33,7 +33,7 @@ per step for the whole batch, ``threads`` > 1 spreading the games over threads) 
 available; the other games step their game models one by one into the same buffers
 (``threads`` is then ignored). ``engine="reference"`` forces the game-model backend, and so
 does an environment option (``**env_kwargs``) that the compiled core does not declare in its
-``env_options`` (Qwirkle Cards' declares ``features``).
+``env_options`` (Qwirkle's and Qwirkle Cards' declare ``features``).
 """
 
 from __future__ import annotations

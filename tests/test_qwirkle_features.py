@@ -16,10 +16,11 @@ import pytest
 
 from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.envs import ConfigError, qwirkle_v0
-from tabletop_rl.envs.core.conformance import check_env
+from tabletop_rl.envs.core.conformance import check_batch, check_env
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.compiled_batch import QwirkleBatch
 from tabletop_rl.envs.qwirkle.features import MAX_TURN_POINTS, qwirkle_features
 from tabletop_rl.envs.qwirkle.model import QwirkleModel
 from tabletop_rl.envs.vector import VectorGames
@@ -229,12 +230,28 @@ def test_env_with_features_conforms_and_stays_in_bounds() -> None:
 def test_features_option_through_the_factory_and_the_vector_api() -> None:
     env = make_env("qwirkle_v0", features=True)
     assert "place_points" in env.layout.decode(env.layout.zeros())
-    games = VectorGames("qwirkle_v0", num_envs=2, seed=0, features=True)
-    assert games.backend == "reference"  # the compiled batch has no feature fields
-    out = games.reset()
-    assert out.observation.shape == (2, env.layout.size)
-    legal = env.layout.decode(out.observation)["place_legal"].reshape(2, -1)
-    np.testing.assert_array_equal(legal, out.action_mask[:, :PLACEMENTS])
+    for engine, backend in (("compiled", "compiled"), ("reference", "reference")):
+        games = VectorGames("qwirkle_v0", num_envs=2, seed=0, engine=engine, features=True)
+        assert games.backend == backend
+        out = games.reset()
+        assert out.observation.shape == (2, env.layout.size)
+        legal = env.layout.decode(out.observation)["place_legal"].reshape(2, -1)
+        np.testing.assert_array_equal(legal, out.action_mask[:, :PLACEMENTS])
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_compiled_batch_writes_the_features_of_the_game_model(num_players: int) -> None:
+    """The batched games' observations with features (through game ends and restarts) equal
+    the feature model's, game by game."""
+    finished = check_batch(
+        "qwirkle_v0", num_envs=3, num_players=num_players, steps=500, seed=3, features=True
+    )
+    assert finished > 0
+
+
+def test_compiled_batch_rejects_a_non_bool_features_option() -> None:
+    with pytest.raises(ConfigError, match="features=1 is not allowed; allowed: True or False"):
+        QwirkleBatch(num_envs=1, features=1)  # type: ignore[arg-type]
 
 
 def test_features_option_must_be_a_bool() -> None:

@@ -31,10 +31,12 @@ import numpy as np
 from numba import njit
 
 from ..core.batch import BatchBuffers, check_batch_options
+from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
 from .compiled import QwirkleCompiledModel, load_game
+from .features import feature_offsets, features_into, qwirkle_features
 from .game import GameState
 from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
 
@@ -82,9 +84,11 @@ def _step_one(
     rewards: np.ndarray,
     win_rewards: bool,
     fresh: bool,
+    feature_at: np.ndarray,
 ) -> tuple[bool, bool]:
     """Apply ``action`` to game ``i`` (or show it fresh) and update its observation, mask and
-    rewards in place; returns (terminated, truncated)."""
+    rewards in place, the observation features too when ``feature_at`` holds their offsets
+    (:func:`.features.feature_offsets`; empty: none); returns (terminated, truncated)."""
     w = meta[K.WIN]
     cells = w * w
     end = K.HAND * cells
@@ -146,6 +150,8 @@ def _step_one(
         else:
             K.clear_mask(meta, mask)
         K.fill_mask(grid, fit, meta, mask)
+    if feature_at.size:
+        features_into(obs, feature_at, mask, not (over or truncated))
     return over, truncated
 
 
@@ -179,6 +185,7 @@ def _step_games(
     scores: np.ndarray,
     fresh: np.ndarray,
     win_rewards: bool,
+    feature_at: np.ndarray,
 ) -> None:
     for i in range(actions.shape[0]):
         over, cut = _step_one(
@@ -193,6 +200,7 @@ def _step_games(
             rewards[i],
             win_rewards,
             fresh[i],
+            feature_at,
         )
         fresh[i] = False
         term[i] = over
@@ -226,7 +234,9 @@ class QwirkleBatch(BatchBuffers):
     you keep):
 
     - ``observation`` ``(N, obs)`` float32: the player to act's observation (the layout of
-      :class:`~.model.QwirkleModel`); after a game's last step, its final position.
+      :class:`~.model.QwirkleModel`; ``features=True`` appends the observation features, as
+      ``qwirkle_v0.raw_env(features=True)`` does); after a game's last step, its final
+      position.
     - ``action_mask`` ``(N, A)`` int8: that player's legal actions (all 1 after a game's last
       step: the action given for that slot next is ignored).
     - ``current_player`` ``(N,)`` int64: the seat to act.
@@ -246,6 +256,10 @@ class QwirkleBatch(BatchBuffers):
     environments' ``lost_moves`` info, 0 in practice with the default 39-cell window).
     """
 
+    env_options = ("features",)
+    """The environment's options that :class:`~tabletop_rl.envs.vector.VectorGames` passes
+    on to this batch (any other makes it step the game model instead)."""
+
     def __init__(
         self,
         num_envs: int,
@@ -256,16 +270,24 @@ class QwirkleBatch(BatchBuffers):
         reward: str = "win",
         max_turns: int = DEFAULT_MAX_TURNS,
         window: int = DEFAULT_WINDOW,
+        features: bool = False,
     ) -> None:
         num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
+        if not isinstance(features, bool):
+            raise ConfigError(f"features={features!r} is not allowed; allowed: True or False")
         self.model = QwirkleCompiledModel(num_players, max_turns, window)
         """The single-game model: layout, codec and rules of every game in the batch."""
+        layout = self.model.layout
+        self._feature_at = np.zeros(0, dtype=np.int64)
+        if features:
+            layout = with_features(self.model, qwirkle_features(self.model.window)).layout
+            self._feature_at = feature_offsets(layout)
         self.num_envs = n = int(num_envs)
         self.num_players = self.model.num_players
         self.seed = int(seed)
         self.threads = int(threads)
         self.reward = reward
-        size, actions = self.model.layout.size, self.model.info.num_actions
+        size, actions = layout.size, self.model.info.num_actions
         players = self.num_players
         # np.zeros takes fresh zeroed pages: a game touches only the part of its board it uses
         self._grid = np.zeros((n, K.GRID, K.GRID), dtype=np.int8)
@@ -377,11 +399,11 @@ class QwirkleBatch(BatchBuffers):
         )
         win = self.reward == "win"
         if self._pool is None:
-            _step_games(*arrays, win)
+            _step_games(*arrays, win, self._feature_at)
             return
         # the compiled step releases the GIL: each thread steps its own block of games
         futures = [
-            self._pool.submit(_step_games, *(a[lo:hi] for a in arrays), win)
+            self._pool.submit(_step_games, *(a[lo:hi] for a in arrays), win, self._feature_at)
             for lo, hi in self._blocks
         ]
         for future in futures:

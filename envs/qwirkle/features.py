@@ -51,7 +51,7 @@ from numba import njit
 
 from ..core.features import FeatureSet
 from ..core.model import GameModel
-from ..core.observation import Field
+from ..core.observation import Field, ObservationLayout
 from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH
 from .compiled_kernels import cell_fit
 from .game import END_BONUS
@@ -327,8 +327,70 @@ def _fits_at(fits: np.ndarray, i: int, j: int, r0: int, c0: int, w: int) -> int:
     return 1 if fits[i, j] != 0 else 0
 
 
+FEATURE_FIELDS = (
+    "place_legal",
+    "place_points",
+    "line_length",
+    "line_open",
+    "cell_kinds",
+    "turn_points",
+)
+
+
+def feature_offsets(layout: ObservationLayout) -> np.ndarray:
+    """Where :func:`features_into` finds its inputs and writes its fields in a flat
+    observation of ``layout`` (the base layout followed by :func:`qwirkle_features`): the
+    window, the offsets of ``bag_size`` and ``hand_sizes``, of the feature fields in
+    :data:`FEATURE_FIELDS` order, and the first entry after the base observation."""
+    board = layout["board"]
+    return np.array(
+        [
+            board.shape[1],
+            layout.slice("bag_size").start,
+            layout.slice("hand_sizes").start,
+            *(layout.slice(name).start for name in FEATURE_FIELDS),
+            layout.slice(FEATURE_FIELDS[0]).start,
+        ],
+        dtype=np.int64,
+    )
+
+
+@njit(cache=True)
+def features_into(obs: np.ndarray, at: np.ndarray, mask: np.ndarray, to_act: bool) -> None:
+    """Write the feature fields of the flat observation ``obs`` (its base part written) in
+    place, for compiled callers such as the batched games: ``at`` from
+    :func:`feature_offsets`, ``mask`` the observer's whole action mask (read when
+    ``to_act``)."""
+    w = at[0]
+    cells = w * w
+    obs[at[9] :] = 0.0
+    board = obs[: (NUM_COLOURS + NUM_SHAPES + 2) * cells].reshape((-1, w, w))
+    part = mask[: HAND_SIZE * cells + 1] if to_act else mask[:0]
+    features_kernel(
+        board,
+        part,
+        to_act,
+        int(obs[at[1]]),
+        int(obs[at[2]]),
+        obs[at[3] : at[3] + HAND_SIZE * cells].reshape((HAND_SIZE, w, w)),
+        obs[at[4] : at[4] + HAND_SIZE * cells].reshape((HAND_SIZE, w, w)),
+        obs[at[8] : at[8] + 1],
+        obs[at[5] : at[5] + 2 * cells].reshape((2, w, w)),
+        obs[at[6] : at[6] + 2 * cells].reshape((2, w, w)),
+        obs[at[7] : at[7] + cells].reshape((w, w)),
+    )
+
+
 QWIRKLE_FEATURES = qwirkle_features(DEFAULT_WINDOW)
 """The feature set over the default 39 x 39 window."""
 
 
-__all__ = ["MAX_JOINED_LINE", "MAX_TURN_POINTS", "QWIRKLE_FEATURES", "qwirkle_features"]
+__all__ = [
+    "FEATURE_FIELDS",
+    "MAX_JOINED_LINE",
+    "MAX_TURN_POINTS",
+    "QWIRKLE_FEATURES",
+    "feature_offsets",
+    "features_into",
+    "qwirkle_features",
+]

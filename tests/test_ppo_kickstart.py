@@ -184,3 +184,19 @@ def test_an_unknown_teacher_and_clone_without_one_fail_with_one_line(
     assert "'teacher' names 'oracle'" in capsys.readouterr().err
     assert clone.main([SMOKE, *TOY, "--run_dir", run]) == 2
     assert "clone needs a teacher" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("env_name", ["liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"])
+def test_the_heuristic_teachers_label_a_random_learners_games_legally(env_name: str) -> None:
+    """A learner that leaves the teacher's planned turn gets no label there (-1), never an
+    illegal one; the teacher labels the positions it can judge."""
+    slot = GameSlot(env_name, {"num_players": 2})
+    rng = np.random.default_rng(5)
+    report = slot.reset(GameSetup(11, 12, ("learner", "greedy"), teacher="heuristic"))
+    labels = []
+    while isinstance(report, Decision):
+        if report.teacher_action >= 0:
+            assert report.mask[report.teacher_action], report.teacher_action
+        labels.append(report.teacher_action)
+        report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
+    assert sum(label >= 0 for label in labels) >= len(labels) // 3

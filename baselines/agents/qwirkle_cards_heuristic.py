@@ -246,6 +246,10 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         if plan is None or plan[0] != key:
             raise ValueError("QwirkleCardsHeuristicAgent lost its plan for this turn")
         turn = plan[1]
+        if any(v > t for t, v in zip(turn.taken, view.taken, strict=True)) or any(
+            v > p for p, v in zip(turn.played, view.played, strict=True)
+        ):
+            raise ValueError("QwirkleCardsHeuristicAgent cannot continue a turn that left its plan")
         # the planned sub-actions in whichever order the masks allow
         for line in range(NUM_LINES):
             take = CODEC.encode(TakeQwirkle(line))

@@ -311,6 +311,12 @@ class QwirkleHeuristicAgent(SeededAgent):
             raise ValueError("QwirkleHeuristicAgent lost its plan for this turn")
         move = plan[1]
         step = len(laid)
+        followed = step <= len(move) and all(
+            (r, c) == move[i][:2] and view.hand[slot] == move[i][2]
+            for i, (r, c, slot) in enumerate(laid)
+        )
+        if not followed:
+            raise ValueError("QwirkleHeuristicAgent cannot continue a turn that left its plan")
         if step == len(move):
             self._plan = None
             return int(end)

@@ -156,6 +156,7 @@ def ppo_update(
     diagnostics = {}
     if distil:
         diagnostics = {
+            "teacher_labelled": float((b_teacher >= 0).float().mean()),
             "teacher_loss": float(np.mean(teacher_losses)) if teacher_losses else float("nan"),
             "teacher_agreement": float(np.mean(agreements)) if agreements else float("nan"),
         }

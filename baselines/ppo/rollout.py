@@ -81,7 +81,8 @@ class Decision:
     steps: int
     """Agent steps (all seats) since the slot's previous report."""
     teacher_action: int = -1
-    """The teacher's choice in this position (a learner seat with a teacher), else -1."""
+    """The teacher's choice in this position (a learner seat with a teacher), else -1 (also
+    where the teacher has none: a turn that left its plan)."""
 
 
 @dataclass
@@ -170,6 +171,15 @@ class GameSlot:
             assert outcome is not None
             self._rewards += outcome.win_rewards()
 
+    def _teacher_label(self, obs: dict[str, np.ndarray], view: Any) -> int:
+        """The teacher's choice, or -1 where it has none: a scripted agent that plans whole
+        turns refuses to continue a turn that left its plan (the learner laid other tiles),
+        and such a position carries no label."""
+        try:
+            return int(self.teacher.act(obs, view))
+        except (ValueError, RuntimeError):
+            return -1
+
     def _take_rewards(self) -> tuple[np.ndarray, int]:
         out = self._rewards.astype(np.float32)
         self._rewards[:] = 0.0
@@ -197,7 +207,7 @@ class GameSlot:
             if scripted is None:
                 label = -1
                 if self.teacher is not None and seat in self.learner_seats:
-                    label = int(self.teacher.act(obs, model.public_view(state, seat)))
+                    label = self._teacher_label(obs, model.public_view(state, seat))
                 rewards, steps = self._take_rewards()
                 return Decision(seat, obs["observation"], obs["action_mask"], rewards, steps, label)
             self._step(int(scripted.act(obs, model.public_view(state, seat))))

@@ -103,6 +103,7 @@ PROGRESS_FIELDS = [
     "teacher_coef",
     "teacher_loss",
     "teacher_agreement",
+    "teacher_labelled",
     "decisions_per_s",
     "agent_steps_per_s",
     "env_time_s",

@@ -187,7 +187,15 @@ line when no copy of it lies on that table.
 
 The features are computed from the observer's own observation fields only (hand, table,
 the turn's selection, hand sizes, `unseen`), so they show nothing the observer cannot see,
-and both engines give the same values.
+and both engines give the same values. `VectorGames("qwirkle_cards_v0", ..., features=True)`
+runs on the compiled batch, which writes them in its compiled step.
+
+Cost (`python benchmarks/qwirkle_cards_features.py --games 10 --rounds 5`: 1,184 agent steps
+of random two-player play per round, medians of 5 rounds, on a shared 2-core machine under a
+load of about 7): `observe` on the compiled engine 33.0 us without features and 96.7 us with
+(the numba kernel takes a few microseconds; the rest is the feature model's views, its second
+legal-mask read and the call), mask + observe + step per agent step 173 us without and 262 us
+with; the compiled batch of 64 games 44.3 us per game step without and 62.6 us with.
 
 ## Rewards
 

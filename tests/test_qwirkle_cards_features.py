@@ -222,6 +222,17 @@ def test_compiled_batch_with_features_equals_single_games(num_players: int) -> N
     assert finished > 0
 
 
+def test_compiled_batch_features_in_threads_equal_one_thread() -> None:
+    one = VectorGames("qwirkle_cards_v0", num_envs=6, seed=1, features=True)
+    two = VectorGames("qwirkle_cards_v0", num_envs=6, seed=1, features=True, threads=2)
+    a, b = one.reset(), two.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        assert (a.observation == b.observation).all()
+        actions = np.argmax(rng.random(a.action_mask.shape) * a.action_mask, axis=1)
+        a, b = one.step(actions), two.step(actions)
+
+
 def test_features_option_everywhere_environments_are_built() -> None:
     env = make_env("qwirkle_cards_v0", features=True)
     assert env.layout.size == QwirkleCardsModel().layout.size + sum(f.size for f in FIELDS)

@@ -173,7 +173,8 @@ line when no copy of it lies on that table.
   before the table changes.
 - `line_next_chance`: the probability that the next player's hand (the seat after the
   observer) holds every missing kind, for a hand of their size drawn from the unseen copies:
-  inclusion-exclusion over the missing kinds' unseen copies, the `heuristic` agent's estimate.
+  inclusion-exclusion over the missing kinds' unseen copies (the `heuristic` agent charges
+  this estimate for the lines with at most two missing kinds).
   1 for a line that lies whole on the table; 0 when a missing kind has no unseen copy or the
   next player holds no card.
 - `action_next_qwirkles`: for each legal action of the observer (0 for the others, and all 0

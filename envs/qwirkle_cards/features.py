@@ -18,7 +18,8 @@ a line when none of its copies lies on that table.
   complete the line with the table); those with a copy the observer cannot see (when that
   equals the kinds missing, an opponent may hold them all); and the probability that the
   next player's hand holds every missing kind: a hand of their size drawn from the unseen
-  copies (``unseen``, the other hands and the pile), the heuristic's hypergeometric estimate.
+  copies (``unseen``, the other hands and the pile): the heuristic's hypergeometric
+  estimate (which it charges for lines with at most two missing kinds).
 - per action, when the observer is to act and the action is legal: the same estimate summed
   over the lines (the Qwirkles the next player is expected to be able to complete) and the
   lines the observer's kept cards complete, as they would be once the action is taken.

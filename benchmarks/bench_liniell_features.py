@@ -5,7 +5,8 @@ over the same positions with ``time.perf_counter``, on the compiled engine. Prin
 player count: microseconds per ``step`` (the model's, with a random legal action),
 per ``observe`` without and with features over all positions, over the lay positions only
 (where the features are computed; elsewhere they are zeros), and per whole decision through
-``raw_env`` (``step`` + ``observe`` of the next agent, as a learner's loop does).
+``raw_env`` (``step`` + ``observe`` of the next agent, as a learner's loop does); then per
+game step of the compiled batch (``LiniellBatch``, 64 games, the ``step`` call only).
 
     python benchmarks/bench_liniell_features.py --games 60 --repeats 5
 """
@@ -23,6 +24,7 @@ import numpy as np
 from tabletop_rl.envs import liniell_v0
 from tabletop_rl.envs.core.features import with_features
 from tabletop_rl.envs.liniell.actions import NUM_LAY
+from tabletop_rl.envs.liniell.batch import LiniellBatch
 from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
 from tabletop_rl.envs.liniell.features import LINIELL_FEATURES
 
@@ -71,6 +73,20 @@ def env_decisions(features: bool, num_players: int, games: int, seed: int) -> fl
     return elapsed / steps * 1e6
 
 
+def batch_step_time(features: bool, num_players: int, steps: int, seed: int) -> float:
+    """Microseconds per game step of a 64-game :class:`LiniellBatch` (``step`` calls only)."""
+    batch = LiniellBatch(64, num_players, seed=seed, features=features)
+    batch.reset()
+    rng = np.random.default_rng(seed)
+    elapsed = 0.0
+    for _ in range(steps):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in batch.action_mask])
+        start = time.perf_counter()
+        batch.step(actions)
+        elapsed += time.perf_counter() - start
+    return elapsed / steps / batch.num_envs * 1e6
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=60)
@@ -107,7 +123,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"lay positions {best_time(observe_base, lays, args.repeats):.1f} us -> "
             f"{best_time(observe_feat, lays, args.repeats):.1f} us; raw_env step+observe "
             f"{env_decisions(False, n, args.games // 3, args.seed):.1f} us -> "
-            f"{env_decisions(True, n, args.games // 3, args.seed):.1f} us"
+            f"{env_decisions(True, n, args.games // 3, args.seed):.1f} us; batch "
+            f"{batch_step_time(False, n, 5 * args.games, args.seed):.1f} us -> "
+            f"{batch_step_time(True, n, 5 * args.games, args.seed):.1f} us per game step"
         )
 
 

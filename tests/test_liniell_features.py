@@ -151,19 +151,34 @@ def test_docstring_lists_the_feature_fields() -> None:
     assert layout.markdown_table([f.name for f in FIELDS]) in (liniell_v0.__doc__ or "")
 
 
-def test_make_env_and_vector_games_pass_features_through() -> None:
+def test_make_env_passes_features_through() -> None:
     env = make_env("liniell_v0", features=True)
     assert [f.name for f in env.layout][-len(FIELDS) :] == [f.name for f in FIELDS]
-    games = VectorGames("liniell_v0", num_envs=3, seed=1, features=True)
-    assert games.backend == "reference"  # the compiled batch has no features: the model runs
-    out = games.reset()
-    assert out.observation.shape == (3, env.layout.size)
-    model = games.model
-    for _ in range(10):
-        for i in range(3):
-            feats = features_of(model, out.observation[i])
-            np.testing.assert_array_equal(feats["lay_legal"], out.action_mask[i, :NUM_LAY])
-        out = games.step(np.argmax(out.action_mask, axis=1))
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_compiled_batch_features_equal_the_feature_model(num_players: int) -> None:
+    """``VectorGames(..., features=True)`` stays on the compiled batch, and its rows
+    (observations, final observations of ended games, masks) equal those of the feature
+    model stepped game by game (the reference engine) through whole games and resets."""
+    kwargs = {"num_envs": 4, "num_players": num_players, "seed": 3, "features": True}
+    fast = VectorGames("liniell_v0", threads=2, **kwargs)
+    slow = VectorGames("liniell_v0", engine="reference", **kwargs)
+    assert (fast.backend, slow.backend) == ("compiled", "reference")
+    a, b = fast.reset(), slow.reset()
+    rng = np.random.default_rng(num_players)
+    ended = lays = 0
+    for _ in range(120):
+        np.testing.assert_array_equal(a.observation, b.observation)
+        np.testing.assert_array_equal(a.action_mask, b.action_mask)
+        np.testing.assert_array_equal(a.terminated, b.terminated)
+        for i in np.flatnonzero(a.terminated):
+            np.testing.assert_array_equal(a.final_observation[i], b.final_observation[i])
+            ended += 1
+        lays += int(a.observation[:, fast.model.layout.slice("lay_legal")].any(axis=1).sum())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in a.action_mask])
+        a, b = fast.step(actions), slow.step(actions)
+    assert ended > 0 and lays > 100
 
 
 @pytest.mark.parametrize("num_players", [2, 4])

@@ -14,7 +14,9 @@ preallocated public arrays (``observation``, ``action_mask``, ``current_player``
 Conventions (the batched API's contract):
 
 - The observation of game ``i`` is that of ``current_player[i]``, the seat to act, in the
-  layout of ``liniell_v0`` (2707 ``float32`` entries with the default tile set).
+  layout of ``liniell_v0`` (2707 ``float32`` entries with the default tile set; with
+  ``features=True`` the feature fields follow, computed by one compiled pass over the
+  batch after each step, as ``liniell_v0.raw_env(features=True)`` shows them).
 - **Rewards** (``reward="win"``, the default): 0 during a game; on the step that ends it,
   +1 to each winner and -1 to every other seat, 0 to all on a full tie (the rules' tie-break
   on blue diamonds included). ``reward="score"``: every step, each seat's change of
@@ -53,15 +55,22 @@ from pathlib import Path
 import numpy as np
 
 from ..core.batch import BatchBuffers, check_batch_options
+from ..core.features import with_features
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled as core
 from .compiled_model import LiniellCompiledModel, LiniellCompiledState
+from .features import LINIELL_FEATURES, batch_features, feature_offsets
 from .tileset import NUM_TILES, TileSet
 
 
 class LiniellBatch(BatchBuffers):
-    """``num_envs`` Liniell games stepped together (see the module docstring)."""
+    """``num_envs`` Liniell games stepped together (see the module docstring);
+    ``features=True`` appends the observation features, as ``liniell_v0.raw_env(
+    features=True)`` does (:mod:`.features`)."""
+
+    env_options = ("features",)
+    """The environment options the batch takes (``VectorGames`` passes them through)."""
 
     def __init__(
         self,
@@ -71,14 +80,22 @@ class LiniellBatch(BatchBuffers):
         threads: int = 1,
         reward: str = "win",
         tile_set: str | Path | TileSet = "default",
+        features: bool = False,
     ) -> None:
         n_envs, seed, self.threads = check_batch_options(num_envs, seed, threads, reward)
+        if not isinstance(features, bool):
+            raise ConfigError(f"features must be True or False, got {features!r}")
         self.model = LiniellCompiledModel(num_players=num_players, tile_set=tile_set)
+        self.features = features
+        self.layout = self.model.layout
+        if features:
+            self.layout = with_features(self.model, LINIELL_FEATURES).layout
+            self._feature_at = feature_offsets(self.layout)
         self.num_envs = n_envs
         self.num_players = n = self.model.num_players
         self.seed = int(seed)
         self.reward = reward
-        size, actions = self.model.layout.size, self.model.info.num_actions
+        size, actions = self.layout.size, self.model.info.num_actions
         self.states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
         self.states[:, core.NUM_PLAYERS] = n
         self._allocate_buffers(n_envs, n, size, actions)
@@ -113,7 +130,6 @@ class LiniellBatch(BatchBuffers):
             self.episode_scores,
             self.final_states,
         )
-        self._arrays = (*shared, *rows)
         self._block_arrays = [(*shared, *(a[lo:hi] for a in rows)) for lo, hi in self._blocks]
 
     def _deal(self, slots: np.ndarray) -> None:
@@ -123,12 +139,28 @@ class LiniellBatch(BatchBuffers):
             self._next_stacks[i], self._next_starts[i] = deal(rngs[i])
         self.episodes[slots] += 1
 
+    def _step_block(self, block: int) -> None:
+        """The compiled step of one block of games, then its observation features."""
+        core.batch_step(*self._block_arrays[block])
+        if self.features:
+            lo, hi = self._blocks[block]
+            batch_features(
+                self.model.geom,
+                self._feature_at,
+                self.states[lo:hi],
+                self.observation[lo:hi],
+                self.action_mask[lo:hi],
+                self.current_player[lo:hi],
+                self.terminated[lo:hi],
+                self.final_observation[lo:hi],
+            )
+
     def _run(self) -> None:
         if self._pool is None:
-            core.batch_step(*self._arrays)
+            self._step_block(0)
         else:
-            # the compiled step releases the GIL: each thread steps its own block of games
-            futures = [self._pool.submit(core.batch_step, *block) for block in self._block_arrays]
+            # the compiled steps release the GIL: each thread steps its own block of games
+            futures = [self._pool.submit(self._step_block, b) for b in range(len(self._blocks))]
             for future in futures:
                 future.result()
         ended = np.flatnonzero(self.terminated)

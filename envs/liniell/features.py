@@ -54,7 +54,7 @@ from numba import njit
 
 from ..core.features import FeatureSet
 from ..core.model import GameModel
-from ..core.observation import Field
+from ..core.observation import Field, ObservationLayout
 from . import compiled as core
 from .actions import NUM_LAY, SKIP
 from .board import WINDOW
@@ -386,6 +386,106 @@ def _open_ends(occupied: np.ndarray, lines: np.ndarray, out: np.ndarray) -> None
                 out[q, r, c] = facing
 
 
+# ------------------------------------------------------------------ batches
+def feature_offsets(layout: ObservationLayout) -> np.ndarray:
+    """Where :func:`batch_features` reads and writes in an observation row of ``layout``
+    (the base layout with :data:`LINIELL_FEATURES`): the starts of the ``tiles`` and
+    ``lines`` planes, then of each feature field in :data:`FIELDS` order."""
+    names = ("tiles", "lines", *(f.name for f in FIELDS))
+    return np.array([layout.slice(name).start for name in names], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _row_features(
+    s: np.ndarray,
+    geom: np.ndarray,
+    off: np.ndarray,
+    row: np.ndarray,
+    player: int,
+    mask: np.ndarray,
+    lays: bool,
+    work: np.ndarray,
+    masks: np.ndarray,
+    next_action: np.ndarray,
+) -> None:
+    """The features of one observation row (its base part written already)."""
+    cells = WINDOW * WINDOW
+    start = off[2]
+    row[start:] = 0
+    size = cells * 4
+    fields = [row[off[2 + k] : off[2 + k] + size].reshape((WINDOW, WINDOW, 4)) for k in range(5)]
+    occupied = row[off[0] : off[0] + cells].reshape((WINDOW, WINDOW))
+    lines = row[off[1] : off[1] + 4 * MAX_PLAYERS * cells].reshape(
+        (4 * MAX_PLAYERS, WINDOW, WINDOW)
+    )
+    ends = row[off[7] : off[7] + MAX_PLAYERS * cells].reshape((MAX_PLAYERS, WINDOW, WINDOW))
+    _open_ends(occupied, lines, ends)
+    if lays:
+        lay_features(
+            s,
+            geom,
+            player,
+            mask,
+            fields[0],
+            fields[1],
+            fields[2],
+            fields[3],
+            fields[4],
+            work,
+            masks,
+            next_action,
+        )
+
+
+@njit(cache=True, nogil=True)
+def batch_features(
+    geom: np.ndarray,
+    off: np.ndarray,
+    states: np.ndarray,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    current_player: np.ndarray,
+    terminated: np.ndarray,
+    final_observation: np.ndarray,
+) -> None:
+    """Write the features of a batch's observation rows after its compiled step (row ``i``
+    of each array is game ``i``; ``off`` from :func:`feature_offsets`): the lay features
+    for the player to act where a game goes on, ``open_ends`` everywhere, and those of a
+    game's final position into its ``final_observation`` row when it ended."""
+    work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
+    masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
+    next_action = np.empty(MAX_DEPTH, dtype=np.int64)
+    for i in range(states.shape[0]):
+        s = states[i]
+        player = current_player[i]
+        ended = terminated[i]
+        _row_features(
+            s,
+            geom,
+            off,
+            observation[i],
+            player,
+            action_mask[i],
+            not ended,
+            work,
+            masks,
+            next_action,
+        )
+        if ended:
+            _row_features(
+                s,
+                geom,
+                off,
+                final_observation[i],
+                player,
+                action_mask[i],
+                False,
+                work,
+                masks,
+                next_action,
+            )
+
+
 # ------------------------------------------------------------- the feature set
 def write_features(
     model: GameModel,
@@ -424,6 +524,8 @@ __all__ = [
     "LAY_SHAPE",
     "LINIELL_FEATURES",
     "OPEN_ENDS",
+    "batch_features",
+    "feature_offsets",
     "lay_features",
     "model_lay_features",
     "open_ends",

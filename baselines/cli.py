@@ -5,9 +5,9 @@ Subcommands:
 - ``arena``: agents play each other; win rates with Wilson intervals, Bradley–Terry ratings.
 - ``replay``: print a saved game turn by turn, ``--gif`` writes an animation.
 - ``play``: play against agents in the terminal.
-- ``train`` / ``evaluate`` / ``clone``: PPO and behaviour cloning (need the ``baselines``
-  extra); arguments are passed on to ``tabletop_rl.baselines.ppo.train`` / ``.evaluate`` /
-  ``.clone`` unchanged.
+- ``train`` / ``evaluate`` / ``clone`` / ``export``: PPO, behaviour cloning and policy files
+  (need the ``baselines`` extra); arguments are passed on to the modules of
+  ``tabletop_rl.baselines.ppo`` of the same names unchanged.
 
 >>> main(["arena", "--env", "no_such_env", "--agents", "random", "greedy"])
 Traceback (most recent call last):
@@ -31,6 +31,7 @@ FORWARDED = {
     "train": "tabletop_rl.baselines.ppo.train",
     "evaluate": "tabletop_rl.baselines.ppo.evaluate",
     "clone": "tabletop_rl.baselines.ppo.clone",
+    "export": "tabletop_rl.baselines.ppo.export",
 }
 
 

@@ -22,7 +22,7 @@ from torch import nn
 
 from tabletop_rl.envs.errors import ConfigError
 
-from ..env_factory import make_env
+from ..env_factory import game_name, make_env
 from .checkpoint import load_checkpoint, network_from_checkpoint
 from .distributions import MaskedCategorical
 
@@ -56,7 +56,12 @@ class PPOAgent:
             if len(full) < self.obs_size:
                 raise ConfigError(
                     f"{self.name} reads observations of {self.obs_size} entries, got "
-                    f"{len(full)}: build the environment with {self.env_kwargs or 'its options'}"
+                    f"{len(full)}: "
+                    + (
+                        f"build the environment with {self.env_kwargs}"
+                        if self.env_kwargs
+                        else "it was trained on another observation of this game"
+                    )
                 )
             full = full[: self.obs_size]  # a featured observation starts with the basic one
         obs = torch.as_tensor(full)[None]
@@ -74,7 +79,7 @@ def load_ppo_agent(
 ) -> PPOAgent:
     """The policy of the checkpoint at ``path`` (run directory or file) for ``env_name``."""
     cfg, net = network_from_checkpoint(load_checkpoint(path))
-    if cfg.env != env_name:
+    if game_name(cfg.env) != game_name(env_name):
         raise ConfigError(f"checkpoint {path!r} was trained on {cfg.env!r}, not {env_name!r}")
     size = make_env(cfg.env, **cfg.env_kwargs).layout.size
     needs = {k: v for k, v in cfg.env_kwargs.items() if k == "features" and v}

@@ -3,9 +3,10 @@
 ``python -m tabletop_rl.baselines.ppo.evaluate RUN_DIR --games 1000`` (or ``tabletop-rl
 evaluate RUN_DIR``) plays the run's latest checkpoint against each scripted opponent with
 seats rotated (game ``g`` puts the policy in seat ``g mod players``, every other seat is the
-opponent). A game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the
+opponent). ``tabletop-rl evaluate pretrained/liniell_v0`` evaluates the policy shipped for a
+game. A game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the
 win rate is the mean credit. Results are printed and written (atomically) to
-``RUN_DIR/evaluation.csv``, or to ``--out FILE``.
+``RUN_DIR/evaluation.csv``, or to ``--out FILE`` (for a shipped policy only with ``--out``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from ..agents import agent_names, make_agent
 from ..arguments import CommandParser, fail
 from ..files import atomic_write_text
 from ..stats import wilson_interval, win_credits
-from .checkpoint import CHECKPOINT_NAME, checkpoint_path, load_checkpoint, network_from_checkpoint
+from .checkpoint import (
+    CHECKPOINT_NAME,
+    PRETRAINED_DIR,
+    checkpoint_path,
+    load_checkpoint,
+    network_from_checkpoint,
+)
 from .rollout import LEARNER, Decision, GameOver, GameSetup, VecGames
 from .selfplay import policy_step
 
@@ -155,7 +162,10 @@ def format_results(results: list[MatchResult]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="tabletop-rl evaluate", description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir", help="run directory (or checkpoint file) to evaluate")
+    parser.add_argument(
+        "run_dir",
+        help="run directory, checkpoint file, or pretrained/<env name> (a shipped policy)",
+    )
     parser.add_argument("--games", type=int, default=1000, help="games per opponent")
     parser.add_argument(
         "--opponents", nargs="+", default=["random", "greedy"], help="scripted agents"
@@ -196,7 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{cfg.env}: {checkpoint_path(args.run_dir)} ({checkpoint_label(state)})")
     print(format_results(results))
-    out = Path(args.out) if args.out else checkpoint_path(args.run_dir).parent / "evaluation.csv"
+    source = checkpoint_path(args.run_dir)
+    if args.out is None and source.parent == PRETRAINED_DIR:
+        print("(a shipped policy: pass --out FILE to keep these results in a CSV file)")
+        return 0
+    out = Path(args.out) if args.out else source.parent / "evaluation.csv"
     text = io.StringIO()
     writer = csv.writer(text)
     writer.writerow(["opponent", "games", "win_rate", "ci_low", "ci_high", "mean_length"])

@@ -49,7 +49,9 @@ def record_game(
     agent_seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Play one game between agent specs (arena syntax) and return its record."""
-    kwargs = dict(env_kwargs or {})
+    from .arena.agent_specs import observation_kwargs
+
+    kwargs = {**observation_kwargs(agents, env_name), **dict(env_kwargs or {})}
     kwargs.pop("num_players", None)
     if agent_seeds is None:
         state = np.random.SeedSequence([int(seed), 1]).generate_state(len(agents))

@@ -378,12 +378,13 @@ def train_ppo() -> list[Cell]:
         curve from the run's CSV logs, evaluates it against the scripted agents and watches
         it play.
 
-        The defaults below train for a few minutes on two cores: enough to run the whole
-        pipeline, far too little to learn much (in one run of these defaults the policy won
-        0.47 of 100 games against `random` and 0.12 against `greedy`). A strong policy needs a
-        full run (`configs/liniell_ppo.yaml` is set for 3 million steps): start it with
+        The shipped configs start the learner from a scripted teacher (kickstarting: a
+        distillation loss towards the `heuristic` agent's choices, annealed away) and give it
+        the observation features; a full run takes 10 CPU-minutes. The defaults below train
+        far less than that, enough to run the whole pipeline: start a full run with
         `tabletop-rl train`, then set `train_now = False` and `run_dir` to its folder to plot,
-        evaluate and watch it here.
+        evaluate and watch it here. The policy of each game's full run ships with the
+        package: the last section plays it.
         """),
         parameters("""
         config = "configs/liniell_ppo.yaml"  # relative to the checkout
@@ -530,6 +531,21 @@ def train_ppo() -> list[Cell]:
         gif = run / "watch.gif"
         write_gif(record, gif, fps=2)
         display(Image(filename=str(gif)))
+        """),
+        md("""
+        ## The policies that ship with the package
+
+        `ppo:pretrained/<env name>` is the policy of that game's shipped config, trained by
+        `tabletop-rl train configs/<game>_ppo.yaml` (results in `docs/results/ppo.md`); it
+        needs no training. It is an agent spec like any other: in the arena, in
+        `tabletop-rl play --opponents ppo:pretrained/liniell_v0`, and for `tabletop-rl
+        evaluate pretrained/liniell_v0`. Here it plays one game against the strongest
+        scripted agent.
+        """),
+        code("""
+        shipped = f"ppo:pretrained/{env_name}"
+        record = record_game(env_name, [shipped, opponents[-1]], seed=seed)
+        print_replay(record, sys.stdout, board=False)
         """),
     ]
 

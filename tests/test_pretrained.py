@@ -11,8 +11,14 @@ torch = pytest.importorskip("torch")
 
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent  # noqa: E402
 from tabletop_rl.baselines.ppo import evaluate, export, train  # noqa: E402
-from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint  # noqa: E402
+from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
+    POLICY_KEYS,
+    checkpoint_path,
+    load_checkpoint,
+    shipped_policies,
+)
 from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
+from tabletop_rl.baselines.replay import record_game  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,3 +51,36 @@ def test_an_exported_policy_is_small_and_plays_like_its_checkpoint(tmp_path: Pat
 def test_an_unknown_shipped_policy_names_the_shipped_ones() -> None:
     with pytest.raises(ConfigError, match="no pretrained policy 'chess_v0'; shipped: "):
         resolve_agent("ppo:pretrained/chess_v0", "liniell_v0", np.random.default_rng(0))
+
+
+SHIPPED = ["liniell_v0", "qwirkle_cards_v0", "qwirkle_v0"]
+
+
+def test_every_game_ships_a_small_policy() -> None:
+    assert shipped_policies() == SHIPPED
+    for env_name in SHIPPED:
+        path = checkpoint_path(f"pretrained/{env_name}")
+        assert path.stat().st_size < 2_000_000, path
+        policy = load_checkpoint(path)  # weights_only=True
+        assert set(policy) <= set(POLICY_KEYS) and policy["config"]["env"] == env_name
+
+
+@pytest.mark.parametrize("env_name", SHIPPED)
+def test_a_shipped_policy_plays_a_whole_game_from_a_fresh_install(env_name: str) -> None:
+    """As a user would: the spec alone, no training, in a game recorded like an arena game
+    (the environment gets the observation features the policy was trained on)."""
+    record = record_game(env_name, [f"ppo:pretrained/{env_name}", "random"], seed=3)
+    assert record["agents"][0] == f"ppo:pretrained/{env_name}"
+    assert record["env_kwargs"].get("features") is True
+    assert record["actions"] and record["error"] is None and record["forfeit"] is None
+
+
+def test_evaluate_prints_which_update_a_shipped_policy_is_from(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["pretrained/liniell_v0", "--games", "4", "--opponents", "random", "--workers", "0"]
+    assert evaluate.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "update " in out and "step " in out and "--out FILE" in out
+    assert evaluate.main([*argv, "--out", str(tmp_path / "e.csv")]) == 0
+    assert (tmp_path / "e.csv").is_file()

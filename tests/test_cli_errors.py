@@ -129,6 +129,6 @@ def test_train_help_shows_the_config_values() -> None:
     config = str(Path(__file__).resolve().parents[1] / "configs" / "liniell_ppo.yaml")
     done = run_cli(["train", config, "--help"])
     assert done.returncode == 0, done.stderr
-    assert f"--max_cpu_minutes float ({config}: 10.0; built-in default: 0.0)" in done.stdout
+    assert f"--max_cpu_minutes float ({config}: 20.0; built-in default: 0.0)" in done.stdout
     assert f"--teacher str ({config}: 'heuristic'; built-in default: '')" in done.stdout
     assert "Ctrl-C (or SIGTERM) stops a run" in done.stdout

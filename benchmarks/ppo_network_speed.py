@@ -36,6 +36,7 @@ from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
 from tabletop_rl.baselines.ppo.networks import CropConvActorCritic
 from tabletop_rl.baselines.ppo.ppo import ppo_update
 from tabletop_rl.baselines.ppo.selfplay import Batch
+from tabletop_rl.envs.core.conformance import random_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,17 +45,7 @@ def played_positions(
     env_name: str, env_kwargs: dict, games: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Observations and action masks of every decision of ``games`` masked random games."""
-    rng = np.random.default_rng(seed)
-    env = make_env(env_name, **env_kwargs)
-    obs, masks = [], []
-    for game in range(games):
-        env.reset(seed=seed + game)
-        while not any(env.terminations.values()) and not any(env.truncations.values()):
-            o = env.observe(env.agent_selection)
-            obs.append(o["observation"])
-            masks.append(o["action_mask"])
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-    return np.stack(obs), np.stack(masks)
+    return random_positions(make_env(env_name, **env_kwargs), games, seed)
 
 
 def make_batch(

@@ -25,6 +25,7 @@ from tabletop_rl.baselines.ppo.networks import (  # noqa: E402
     build_network,
 )
 from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
+from tabletop_rl.envs.core.conformance import random_positions  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,16 +36,8 @@ def _played(env_name: str, games: int, seed: int) -> tuple[object, np.ndarray, n
     """The environment and the observations and masks of every decision of masked random
     games (two players), the first decision of each game included."""
     env = make_env(env_name, num_players=2)
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    for game in range(games):
-        env.reset(seed=seed + game)
-        while not any(env.terminations.values()) and not any(env.truncations.values()):
-            o = env.observe(env.agent_selection)
-            obs.append(o["observation"])
-            masks.append(o["action_mask"])
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-    return env, np.stack(obs), np.stack(masks)
+    obs, masks = random_positions(env, games, seed)
+    return env, obs, masks
 
 
 @pytest.fixture(scope="module")

@@ -121,6 +121,22 @@ def _invariants(env: AECEnv, scores: Sequence[float], seed: int, steps: int) -> 
         ) from exc
 
 
+def random_positions(env: AECEnv, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The observations and action masks at every decision of ``games`` games of masked random
+    play (game ``g`` reset with ``seed + g``, the moves drawn from ``default_rng(seed)``): real
+    positions for tests and benchmarks of networks."""
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    for game in range(games):
+        env.reset(seed=seed + game)
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            o = env.observe(env.agent_selection)
+            obs.append(o["observation"])
+            masks.append(o["action_mask"])
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.stack(obs), np.stack(masks)
+
+
 def random_continuation(env: AECEnv, seed: int, steps: int) -> list[tuple]:
     """Play up to ``steps`` uniformly random legal actions from where ``env`` stands (raw or
     wrapped); return the trace of snapshots. Two copies of one environment give the same

@@ -46,7 +46,7 @@ import signal
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -417,12 +417,8 @@ def _train(
     )
 
 
-def parse_args(
-    argv: list[str], preset: Mapping[str, Any] | None = None
-) -> tuple[PPOConfig, bool] | None:
-    """The config and the resume flag from ``argv``; None when help was asked for.
-
-    ``preset`` (a command's fixed settings, such as ``clone``'s) is applied last."""
+def parse_args(argv: list[str]) -> tuple[PPOConfig, bool] | None:
+    """The config and the resume flag from ``argv``; None when help was asked for."""
     if not argv or argv[0] in ("-h", "--help"):
         return None
     path, rest = argv[0], list(argv[1:])
@@ -432,10 +428,7 @@ def parse_args(
         return None
     resume = "--resume" in rest
     rest = [a for a in rest if a != "--resume"]
-    cfg = apply_overrides(load_config(path), rest)
-    if preset:
-        cfg = config_from_dict({**config_to_dict(cfg), **preset})
-    return cfg, resume
+    return apply_overrides(load_config(path), rest), resume
 
 
 def _help(argv: list[str], usage: str = USAGE, intro_text: str | None = None) -> str:
@@ -471,8 +464,9 @@ def main(
     usage = USAGE.replace(" train ", f" {command} ")
     try:
         parsed = parse_args(argv)
-        if parsed is not None and preset is not None:
-            parsed = parse_args(argv, preset(parsed[0]))
+        if parsed is not None and preset is not None:  # the command's settings, applied last
+            cfg, resume = parsed
+            parsed = config_from_dict({**config_to_dict(cfg), **preset(cfg)}), resume
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

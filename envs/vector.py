@@ -39,12 +39,11 @@ does an environment option (``**env_kwargs``) that the compiled core does not de
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .core.batch import BatchBuffers, check_batch_options
+from .core.batch import BatchBuffers, BatchResult, check_batch_options
 from .core.model import GameModel, Outcome
 from .errors import ConfigError, IllegalActionError
 from .registry import make
@@ -57,29 +56,6 @@ _COMPILED_BATCHES: dict[str, str] = {
     "qwirkle_cards_v0": "tabletop_rl.envs.qwirkle_cards.compiled_batch:QwirkleCardsBatch",
 }
 """Games with a compiled batched backend: environment name -> ``module:class``."""
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    """What :meth:`VectorGames.reset` and :meth:`VectorGames.step` return (views of the
-    batch's buffers; see the module docstring)."""
-
-    observation: np.ndarray
-    """``(N, observation size)`` float32: each game's observation for its seat to act."""
-    action_mask: np.ndarray
-    """``(N, num_actions)`` int8 (all ones for a game that just ended)."""
-    current_player: np.ndarray
-    """``(N,)`` int64: the seat to act in each game."""
-    rewards: np.ndarray
-    """``(N, players)`` float32: what each seat got from the last step."""
-    terminated: np.ndarray
-    """``(N,)`` bool: the game ended by its rules with the last step."""
-    truncated: np.ndarray
-    """``(N,)`` bool: the game was cut off by its turn limit with the last step."""
-    final_observation: np.ndarray
-    """``(N, observation size)``: the last observation of each slot's last finished game."""
-    episode_scores: np.ndarray
-    """``(N, players)``: the final scores of each slot's last finished game."""
 
 
 class ModelBatch(BatchBuffers):
@@ -248,17 +224,7 @@ class VectorGames:
         else:
             self._batch = ModelBatch(self.model, self.num_envs, int(seed), reward)
             self.backend = "reference"
-        b = self._batch
-        self._result = BatchResult(
-            b.observation,
-            b.action_mask,
-            b.current_player,
-            b.rewards,
-            b.terminated,
-            b.truncated,
-            b.final_observation,
-            b.episode_scores,
-        )
+        self._result = self._batch.result()
 
     def reset(self) -> BatchResult:
         """Start a new game in every slot."""

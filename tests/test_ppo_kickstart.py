@@ -76,15 +76,15 @@ def test_a_slot_labels_only_learner_decisions_with_the_teachers_choice() -> None
         view = slot.model.public_view(slot.state, report.seat)
         if report.seat == 0:
             obs = {"observation": report.obs, "action_mask": report.mask}
-            assert report.teacher_action == teacher.act(obs, view)
+            assert report.teacher_actions == (teacher.act(obs, view),)
             labelled += 1
         else:
-            assert report.teacher_action == -1  # a past snapshot's seat: no label
+            assert report.teacher_actions == ()  # a past snapshot's seat: no label
             unlabelled += 1
         report = slot.act(int(np.flatnonzero(report.mask)[-1]))
     assert labelled and unlabelled
     report = slot.reset(GameSetup(3, 4, ("learner", "random")))  # no teacher: no labels
-    assert isinstance(report, Decision) and report.teacher_action == -1
+    assert isinstance(report, Decision) and report.teacher_actions == ()
 
 
 def test_clone_reproduces_the_teachers_choices_on_held_positions(tmp_path: Path) -> None:
@@ -188,15 +188,59 @@ def test_an_unknown_teacher_and_clone_without_one_fail_with_one_line(
 
 @pytest.mark.parametrize("env_name", ["liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"])
 def test_the_heuristic_teachers_label_a_random_learners_games_legally(env_name: str) -> None:
-    """A learner that leaves the teacher's planned turn gets no label there (-1), never an
-    illegal one; the teacher labels the positions it can judge."""
+    """A learner that leaves the teacher's planned turn gets no label there, never an illegal
+    one; the teacher labels the positions it can judge."""
     slot = GameSlot(env_name, {"num_players": 2})
     rng = np.random.default_rng(5)
     report = slot.reset(GameSetup(11, 12, ("learner", "greedy"), teacher="heuristic"))
     labels = []
     while isinstance(report, Decision):
-        if report.teacher_action >= 0:
-            assert report.mask[report.teacher_action], report.teacher_action
-        labels.append(report.teacher_action)
+        assert all(report.mask[a] for a in report.teacher_actions), report.teacher_actions
+        assert len(set(report.teacher_actions)) == len(report.teacher_actions)
+        labels.append(report.teacher_actions)
         report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
-    assert sum(label >= 0 for label in labels) >= len(labels) // 3
+    assert sum(bool(best) for best in labels) >= len(labels) // 3
+
+
+def test_the_teachers_tied_actions_are_one_label() -> None:
+    """The distillation loss rewards probability on any of the teacher's best actions: a
+    student that puts it all on one of two tied actions has (almost) no loss, one that puts it
+    on a third action a large loss; agreement counts the most probable action in the set."""
+    from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
+    from tabletop_rl.baselines.ppo.selfplay import padded_labels
+
+    labels = torch.as_tensor(padded_labels([(1, 3), (2,)]))
+    mask = torch.tensor([[True, True, True, True], [True, True, True, False]])
+    on_a_tie = MaskedCategorical(torch.tensor([[0.0, 20.0, 0.0, 0.0], [0.0, 0.0, 20.0, 0.0]]), mask)
+    elsewhere = MaskedCategorical(
+        torch.tensor([[20.0, 0.0, 0.0, 0.0], [20.0, 0.0, 0.0, 0.0]]), mask
+    )
+    assert (-on_a_tie.log_prob_any(labels)).max().item() < 1e-6
+    assert (-elsewhere.log_prob_any(labels)).min().item() > 19.0
+    spread = MaskedCategorical(torch.zeros(2, 4), mask)
+    assert spread.log_prob_any(labels).exp().tolist() == pytest.approx([0.5, 1 / 3])
+
+
+def test_the_liniell_heuristic_names_every_best_action_and_plays_one() -> None:
+    """Brute force over the legal actions: the heuristic values every one of them, its best
+    actions are exactly those of the highest value, and it plays one of them."""
+    from tabletop_rl.envs import liniell_v0
+
+    env = liniell_v0.raw_env()
+    teacher = make_agent("heuristic", "liniell_v0", np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    tied = 0
+    for game in range(2):
+        env.reset(seed=game)
+        while not any(env.terminations.values()):
+            seat = env.agent_selection
+            obs, view = env.observe(seat), env.public_view(seat)
+            scored = dict((a, v) for v, a in teacher.scored_actions(obs, view))
+            assert set(scored) == set(np.flatnonzero(obs["action_mask"]).tolist())
+            best = teacher.best_actions(obs, view)
+            top = max(scored.values())
+            assert sorted(best) == sorted(a for a, v in scored.items() if v >= top - 1e-9)
+            assert teacher.act(obs, view) in best
+            tied += len(best) > 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert tied > 0  # the positions include ties, so the set labels are exercised

@@ -24,6 +24,34 @@ class Agent(Protocol):
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int: ...
 
 
+@runtime_checkable
+class Teacher(Protocol):
+    """An agent that can name every action it rates best, not only the one it plays.
+
+    Scripted agents break ties between equally valued actions at random; a learner imitating
+    such a teacher (kickstarting, behaviour cloning) should be told the whole set of tied
+    actions rather than one drawn at random: see :func:`best_choices`.
+    """
+
+    def best_actions(self, observation: Mapping[str, np.ndarray], view: Any = None) -> list[int]:
+        """Every legal action the agent rates best here; :meth:`Agent.act` plays one of them."""
+        ...
+
+
+def best_choices(
+    agent: Any, observation: Mapping[str, np.ndarray], view: Any = None
+) -> tuple[int, ...]:
+    """The actions ``agent`` rates best here: its :meth:`Teacher.best_actions` when it has
+    them, else the one action it plays.
+
+    >>> best_choices(RandomAgent(np.random.default_rng(0)), {"action_mask": np.array([0, 1])})
+    (1,)
+    """
+    if isinstance(agent, Teacher):
+        return tuple(int(a) for a in agent.best_actions(observation, view))
+    return (int(agent.act(observation, view)),)
+
+
 class SeededAgent:
     """Base class of the scripted agents: all their randomness comes from ``self.rng``.
 

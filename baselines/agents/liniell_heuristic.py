@@ -201,29 +201,43 @@ class LiniellHeuristicAgent(SeededAgent):
             out.append((value, action))
         return out
 
-    def _choose(self, scored: list[tuple[float, int]]) -> int:
-        best = max(v for v, _ in scored)
-        ties = [a for v, a in scored if v >= best - 1e-9]
-        return int(ties[0] if len(ties) == 1 else self.rng.choice(ties))
-
-    def act(self, observation: Mapping[str, np.ndarray], view: Game | None = None) -> int:
+    def scored_actions(
+        self, observation: Mapping[str, np.ndarray], view: Game | None = None
+    ) -> list[tuple[float, int]]:
+        """``(value, action)`` for every legal action: the best value of a turn that starts
+        (or, after the lay, continues) with it."""
         if view is None:
             raise ValueError("LiniellHeuristicAgent needs the public view (a liniell Game)")
         player, tiles_left = view.current, len(view.stack)
         game = view.copy()
         game.stack = []  # plan the turn only: no tile is drawn after it
-        if game.phase is Phase.LAY:
-            scored = []
-            for cell, rotation in game.legal_placements():
-                g = game.copy()
-                g.lay(cell, rotation)
-                if g.phase in (Phase.OCCUPY, Phase.MOVE):
-                    value = max(v for v, _ in self._finish_turn(g, player, tiles_left))
-                else:
-                    value = self.evaluate(g.board, player, tiles_left)
-                scored.append((value, CODEC.encode(Lay.at_cell(cell, rotation))))
-            return self._choose(scored)
-        return self._choose(self._finish_turn(game, player, tiles_left))
+        if game.phase is not Phase.LAY:
+            return self._finish_turn(game, player, tiles_left)
+        scored = []
+        for cell, rotation in game.legal_placements():
+            g = game.copy()
+            g.lay(cell, rotation)
+            if g.phase in (Phase.OCCUPY, Phase.MOVE):
+                value = max(v for v, _ in self._finish_turn(g, player, tiles_left))
+            else:
+                value = self.evaluate(g.board, player, tiles_left)
+            scored.append((value, CODEC.encode(Lay.at_cell(cell, rotation))))
+        return scored
+
+    def best_actions(
+        self, observation: Mapping[str, np.ndarray], view: Game | None = None
+    ) -> list[int]:
+        """The actions of highest value (:meth:`act` draws one of them with its generator)."""
+        return _ties(self.scored_actions(observation, view))
+
+    def act(self, observation: Mapping[str, np.ndarray], view: Game | None = None) -> int:
+        ties = _ties(self.scored_actions(observation, view))
+        return int(ties[0] if len(ties) == 1 else self.rng.choice(ties))
+
+
+def _ties(scored: list[tuple[float, int]]) -> list[int]:
+    best = max(v for v, _ in scored)
+    return [a for v, a in scored if v >= best - 1e-9]
 
 
 __all__ = ["LiniellHeuristicAgent", "LiniellWeights", "fillable_cells", "open_cells"]

@@ -131,18 +131,20 @@ class PPOConfig:
     # -------------------------------------------------------------- kickstarting
     teacher: str = ""
     """Kickstarting (Schmitt et al., 2018): a scripted agent of the game (``heuristic``,
-    ``greedy``, ``mcts``, ...) that labels every learner decision with its own choice; the
-    update adds ``teacher_coef`` times the cross-entropy of the learner's masked policy on the
-    teacher's action (a distillation loss) to the PPO loss. Empty: no teacher."""
+    ``greedy``, ``mcts``, ...) that labels every learner decision with the actions it rates
+    best (those it breaks ties between at random); the update adds ``teacher_coef`` times a
+    distillation loss, minus the log-probability the learner's masked policy gives those
+    actions together, to the PPO loss. Empty: no teacher."""
     teacher_coef: float = 1.0
     """Weight of the distillation loss at the start of the run."""
     teacher_decay_steps: int = 0
     """Anneal ``teacher_coef`` linearly to 0 over this many learner steps, after which the
     teacher is no longer asked (0: keep it constant for the whole run)."""
     teacher_plays: float = 0.0
-    """Fraction of the learner's decisions on which the teacher's action is played instead of
-    the learner's (1: behaviour cloning on the teacher's own games). Needs ``pg_coef: 0``: the
-    policy gradient is only valid on the learner's own actions."""
+    """Fraction of the learner's decisions on which the teacher's action (one of its best,
+    drawn at random) is played instead of the learner's (1: behaviour cloning on the
+    teacher's own games). Needs ``pg_coef: 0``: the policy gradient is only valid on the
+    learner's own actions."""
     init_from: str = ""
     """Start the network from the weights of this checkpoint (a training run folder, a
     checkpoint file, e.g. the output of ``tabletop-rl clone``, or ``pretrained/<env>``); it

@@ -59,6 +59,19 @@ class MaskedCategorical:
     def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
         return self.logits.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
 
+    def log_prob_any(self, actions: torch.Tensor) -> torch.Tensor:
+        """Log-probability that the action drawn is any of a row's ``actions``: ``(B, K)``
+        indices padded with -1 (each row names at least one action, none twice).
+
+        >>> dist = MaskedCategorical(torch.zeros(1, 4), torch.ones(1, 4, dtype=torch.bool))
+        >>> round(dist.log_prob_any(torch.tensor([[0, 2, -1]])).exp().item(), 4)
+        0.5
+        """
+        actions = actions.long()
+        picked = self.logits.gather(-1, actions.clamp_min(0))
+        picked = torch.where(actions >= 0, picked, torch.full_like(picked, ILLEGAL_LOGIT))
+        return picked.logsumexp(dim=-1)
+
     def entropy(self) -> torch.Tensor:
         """Entropy over the legal actions only."""
         plogp = torch.where(self.mask, self.probs * self.logits, torch.zeros_like(self.logits))

@@ -4,9 +4,17 @@ Schmitt et al. (2018), *Kickstarting Deep Reinforcement Learning*: a student tra
 policy gradient also minimises the cross-entropy of its policy on a teacher's choices, with a
 weight that is annealed away so the student can end up better than its teacher. Here the
 teacher is one of the game's scripted agents (config key ``teacher``): every learner decision
-is labelled with the teacher's action in the same position (:class:`~.rollout.GameSlot` asks
-it in the game workers), and :func:`~.ppo.ppo_update` adds ``teacher_weight(cfg, step)``
-times the cross-entropy to the PPO loss.
+is labelled with the actions the teacher rates best in the same position
+(:class:`~.rollout.GameSlot` asks it in the game workers), and :func:`~.ppo.ppo_update` adds
+``teacher_weight(cfg, step)`` times the distillation loss to the PPO loss.
+
+The distillation loss is minus the log-probability the student gives the teacher's best
+actions *together*. A scripted agent breaks ties between equally valued actions at random
+(the Liniell heuristic does so at 41% of its decisions, ``docs/results/teacher_ties.py``), so
+a single drawn action would be a noisy label: the student would be pushed towards whichever
+tie was drawn and away from the others. The paper's cross-entropy to the teacher's policy
+would ask the student to spread evenly over the ties; this loss lets it settle on any of
+them, which is all that matters to a player taking its most probable action.
 
 >>> from tabletop_rl.baselines.ppo.config import config_from_dict
 >>> cfg = config_from_dict(

@@ -66,10 +66,12 @@ def ppo_update(
     diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance).
 
     With ``teacher_coef > 0`` the loss also holds ``teacher_coef`` times the distillation
-    loss: the cross-entropy of the masked policy on the teacher's action, over the rows a
-    teacher labelled (kickstarting); ``teacher_loss`` and ``teacher_agreement`` (how often the
-    policy's most probable action is the teacher's) are then logged too. The policy-gradient
-    term is weighted by ``cfg.pg_coef``."""
+    loss over the rows a teacher labelled (kickstarting): minus the log-probability that the
+    masked policy picks one of the teacher's best actions (``batch.teacher_actions``; a
+    scripted teacher breaks ties between them at random, so each is its choice, and a single
+    sampled one would be a noisy label). ``teacher_loss`` and ``teacher_agreement`` (how often
+    the policy's most probable action is one of the teacher's best) are then logged too. The
+    policy-gradient term is weighted by ``cfg.pg_coef``."""
     advantages, returns = compute_gae(
         batch.rewards,
         batch.values,
@@ -87,7 +89,8 @@ def ppo_update(
     b_advantages = torch.as_tensor(advantages)
     b_returns = torch.as_tensor(returns)
     b_teacher = torch.as_tensor(batch.teacher_actions)
-    distil = teacher_coef > 0 and bool((b_teacher >= 0).any())
+    b_labelled = b_teacher[:, 0] >= 0
+    distil = teacher_coef > 0 and bool(b_labelled.any())
 
     n = len(batch)
     minibatch_size = max(1, -(-n // cfg.num_minibatches))
@@ -135,15 +138,15 @@ def ppo_update(
             loss = cfg.pg_coef * pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
 
             if distil:
-                labelled = b_teacher[mb] >= 0
+                labelled = b_labelled[mb]
                 if bool(labelled.any()):
-                    targets = b_teacher[mb][labelled]
-                    teacher_nll = -dist.log_prob(b_teacher[mb].clamp_min(0))[labelled].mean()
+                    best = b_teacher[mb][labelled]
+                    teacher_nll = -dist.log_prob_any(b_teacher[mb])[labelled].mean()
                     loss = loss + teacher_coef * teacher_nll
                     with torch.no_grad():
                         teacher_losses.append(teacher_nll.item())
                         picks = dist.mode()[labelled]
-                        agreements.append((picks == targets).float().mean().item())
+                        agreements.append((best == picks[:, None]).any(dim=1).float().mean().item())
 
             optimizer.zero_grad()
             loss.backward()
@@ -156,7 +159,7 @@ def ppo_update(
     diagnostics = {}
     if distil:
         diagnostics = {
-            "teacher_labelled": float((b_teacher >= 0).float().mean()),
+            "teacher_labelled": float(b_labelled.float().mean()),
             "teacher_loss": float(np.mean(teacher_losses)) if teacher_losses else float("nan"),
             "teacher_agreement": float(np.mean(agreements)) if agreements else float("nan"),
         }

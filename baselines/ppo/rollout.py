@@ -41,6 +41,7 @@ import numpy as np
 from tabletop_rl.envs.core.model import Ending, GameModel
 from tabletop_rl.envs.errors import ConfigError
 
+from ..agents.base import best_choices
 from ..env_factory import make_env
 
 TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
@@ -66,8 +67,8 @@ class GameSetup:
     controllers: tuple[str, ...]
     """Per seat: ``"learner"``, ``"pool:K"`` or a scripted agent's name."""
     teacher: str = ""
-    """A scripted agent that labels every learner decision with its own choice
-    (:attr:`Decision.teacher_action`); empty: none."""
+    """A scripted agent that labels every learner decision with the actions it rates best
+    (:attr:`Decision.teacher_actions`); empty: none."""
 
 
 @dataclass
@@ -80,9 +81,10 @@ class Decision:
     rewards: np.ndarray
     steps: int
     """Agent steps (all seats) since the slot's previous report."""
-    teacher_action: int = -1
-    """The teacher's choice in this position (a learner seat with a teacher), else -1 (also
-    where the teacher has none: a turn that left its plan)."""
+    teacher_actions: tuple[int, ...] = ()
+    """The actions the teacher rates best in this position, all equally good to it (a learner
+    seat with a teacher; :func:`~tabletop_rl.baselines.agents.base.best_choices`), else
+    empty (also where a teacher has no choice to offer)."""
 
 
 @dataclass
@@ -171,14 +173,13 @@ class GameSlot:
             assert outcome is not None
             self._rewards += outcome.win_rewards()
 
-    def _teacher_label(self, obs: dict[str, np.ndarray], view: Any) -> int:
-        """The teacher's choice, or -1 where it has none: a scripted agent that plans whole
-        turns refuses to continue a turn that left its plan (the learner laid other tiles),
-        and such a position carries no label."""
+    def _teacher_labels(self, obs: dict[str, np.ndarray], view: Any) -> tuple[int, ...]:
+        """The teacher's best actions, or none where it has no choice to offer (a scripted
+        agent may refuse a position it cannot judge with a ValueError or RuntimeError)."""
         try:
-            return int(self.teacher.act(obs, view))
+            return best_choices(self.teacher, obs, view)
         except (ValueError, RuntimeError):
-            return -1
+            return ()
 
     def _take_rewards(self) -> tuple[np.ndarray, int]:
         out = self._rewards.astype(np.float32)
@@ -205,11 +206,13 @@ class GameSlot:
             }
             scripted = self.agents.get(seat)
             if scripted is None:
-                label = -1
+                labels: tuple[int, ...] = ()
                 if self.teacher is not None and seat in self.learner_seats:
-                    label = self._teacher_label(obs, model.public_view(state, seat))
+                    labels = self._teacher_labels(obs, model.public_view(state, seat))
                 rewards, steps = self._take_rewards()
-                return Decision(seat, obs["observation"], obs["action_mask"], rewards, steps, label)
+                return Decision(
+                    seat, obs["observation"], obs["action_mask"], rewards, steps, labels
+                )
             self._step(int(scripted.act(obs, model.public_view(state, seat))))
 
 

@@ -61,8 +61,8 @@ class Transition:
     next_value: float = 0.0
     truncated: bool = False
     """The game was cut after this decision; ``next_value`` bootstraps from the cut."""
-    teacher_action: int = -1
-    """The teacher's choice in this position (-1: no teacher asked)."""
+    teacher_actions: tuple[int, ...] = ()
+    """The actions the teacher rates best in this position (empty: no teacher asked)."""
 
 
 @dataclass
@@ -80,7 +80,8 @@ class Batch:
     cont: np.ndarray
     """1 where the next row is this stream's next transition (same game), else 0."""
     teacher_actions: np.ndarray
-    """The teacher's choice per row (-1 where no teacher was asked)."""
+    """``(rows, K)`` int64: the actions the teacher rates best per row, padded with -1 (a row
+    of -1 where no teacher was asked); ``K >= 1`` is the largest such set in the batch."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -106,6 +107,27 @@ class _SlotState:
     primary: int = 0
     ep_return: float = 0.0
     pending: dict[int, Transition] = field(default_factory=dict)
+
+
+def padded_labels(labels: list[tuple[int, ...]]) -> np.ndarray:
+    """The teacher's label sets as one ``(rows, K)`` int64 array padded with -1.
+
+    >>> padded_labels([(3,), (), (1, 4)]).tolist()
+    [[3, -1], [-1, -1], [1, 4]]
+    """
+    width = max([1, *map(len, labels)])
+    out = np.full((len(labels), width), -1, dtype=np.int64)
+    for j, best in enumerate(labels):
+        out[j, : len(best)] = best
+    return out
+
+
+def _stored_labels(pending: dict[str, Any]) -> tuple[int, ...]:
+    """A checkpointed transition's teacher labels (older checkpoints stored one action)."""
+    if "teacher_actions" in pending:
+        return tuple(int(a) for a in pending["teacher_actions"])
+    single = int(pending.get("teacher_action", -1))
+    return (single,) if single >= 0 else ()
 
 
 def opponent_key(controllers: tuple[str, ...], primary: int) -> str:
@@ -284,11 +306,10 @@ class SelfPlayCollector:
                         masks = np.take_along_axis(masks, self.symmetries.actions[frames], axis=1)
                 else:
                     net = self.pool_nets[int(controller[len(POOL_PREFIX) :])]
-                labels = np.array([d.teacher_action for d in decisions])  # type: ignore[union-attr]
+                labels = [d.teacher_actions for d in decisions]  # type: ignore[union-attr]
                 forced = None
                 if controller == LEARNER and self.cfg.teacher_plays > 0:
-                    plays = self.teacher_rng.random(len(rows)) < self.cfg.teacher_plays
-                    forced = np.where(plays, labels, -1)
+                    forced = self._teacher_plays(labels)
                 actions, logps, values = policy_step(net, obs, masks, self.gen, forced=forced)
                 played = actions  # the real actions; ``actions`` are in the frames seen
                 if frames is not None and self.symmetries is not None:
@@ -308,7 +329,7 @@ class SelfPlayCollector:
                             a,
                             float(logps[j]),
                             float(values[j]),
-                            teacher_action=int(labels[j]),
+                            teacher_actions=labels[j],
                         )
                         stats.decisions += 1
                     s.net_actions.append(int(played[j]))
@@ -343,6 +364,18 @@ class SelfPlayCollector:
         self._drop_unused_snapshots()
         return self._batch(done), stats
 
+    def _teacher_plays(self, labels: list[tuple[int, ...]]) -> np.ndarray:
+        """Per row, the teacher's action to play instead of the learner's (one of its best,
+        drawn with the collector's teacher generator), or -1: a fraction ``teacher_plays``."""
+        plays = self.teacher_rng.random(len(labels)) < self.cfg.teacher_plays
+        forced = np.full(len(labels), -1, dtype=np.int64)
+        for j, best in enumerate(labels):
+            if plays[j] and best:
+                forced[j] = (
+                    best[0] if len(best) == 1 else best[self.teacher_rng.integers(len(best))]
+                )
+        return forced
+
     def _values_at_cut(self, report: GameOver, seats: list[int]) -> dict[int, float]:
         """The learner's values of ``seats``' observations where a truncated game was cut."""
         if not report.truncated or report.final_obs is None or not seats:
@@ -372,7 +405,7 @@ class SelfPlayCollector:
             dones=np.array([t.done for t in rows], dtype=np.float32),
             next_values=np.array([t.next_value for t in rows], dtype=np.float32),
             cont=cont,
-            teacher_actions=np.array([t.teacher_action for t in rows], dtype=np.int64),
+            teacher_actions=padded_labels([t.teacher_actions for t in rows]),
         )
 
     # ------------------------------------------------------------------ checkpoints
@@ -403,7 +436,7 @@ class SelfPlayCollector:
                     "logp": tr.logp,
                     "value": tr.value,
                     "reward": tr.reward,
-                    "teacher_action": tr.teacher_action,
+                    "teacher_actions": list(tr.teacher_actions),
                 }
             slots.append(entry)
         return {
@@ -448,7 +481,7 @@ class SelfPlayCollector:
                     p["logp"],
                     p["value"],
                     p["reward"],
-                    teacher_action=int(p.get("teacher_action", -1)),
+                    teacher_actions=_stored_labels(p),
                 )
                 for seat, p in entry["pending"].items()
             }

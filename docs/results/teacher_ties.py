@@ -4,8 +4,10 @@
 against ``random`` and records, at every decision, how many legal actions tie for the
 heuristic's best value (it breaks ties at random). A student that learned the teacher's values
 exactly would still agree with its sampled choice only ``1 / ties`` of the time, so the mean of
-``1 / ties`` bounds the ``teacher_agreement`` a kickstarted run can log. Only for teachers with
-a ``_choose(scored)`` step (the Liniell heuristic).
+``1 / ties`` bounds the agreement with single sampled labels. This is why kickstarted runs are
+labelled with the teacher's whole set of best actions (:func:`~tabletop_rl.baselines.agents.\
+base.best_choices`), and ``teacher_agreement`` counts the learner's choice in that set. Works
+for any teacher with ``best_actions`` (:class:`~tabletop_rl.baselines.agents.base.Teacher`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import numpy as np
 
 from tabletop_rl.baselines.agents import make_agent
+from tabletop_rl.baselines.agents.base import Teacher
 from tabletop_rl.baselines.ppo.rollout import Decision, GameSetup, GameSlot
 
 
@@ -25,20 +28,16 @@ def main() -> None:
     args = parser.parse_args()
     slot = GameSlot(args.env, {"num_players": 2})
     teacher = make_agent("heuristic", args.env, np.random.default_rng(0))
+    if not isinstance(teacher, Teacher):
+        parser.error(f"the {args.env} heuristic cannot name its tied actions (no best_actions)")
     ties: list[int] = []
-    choose = teacher._choose
-
-    def counting(scored: list[tuple[float, int]]) -> int:
-        best = max(v for v, _ in scored)
-        ties.append(sum(v >= best - 1e-9 for v, _ in scored))
-        return choose(scored)
-
-    teacher._choose = counting  # type: ignore[method-assign]
     for game in range(args.games):
         report = slot.reset(GameSetup(game, game + 1, ("learner", "random")))
         while isinstance(report, Decision):
             obs = {"observation": report.obs, "action_mask": report.mask}
-            report = slot.act(teacher.act(obs, slot.model.public_view(slot.state, report.seat)))
+            view = slot.model.public_view(slot.state, report.seat)
+            ties.append(len(teacher.best_actions(obs, view)))
+            report = slot.act(teacher.act(obs, view))
     t = np.array(ties)
     print(
         f"{args.env}: {len(t)} decisions of the heuristic; ties for the best value at "

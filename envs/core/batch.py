@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -34,8 +35,10 @@ def check_batch_options(
     return int(num_envs), int(seed), int(threads)
 
 
-class BatchBuffers:
-    """Preallocated result arrays of a batch of ``num_envs`` games, rewritten by each step."""
+@dataclass(frozen=True)
+class BatchResult:
+    """What a batch's ``reset`` and ``step`` give back (:meth:`~tabletop_rl.envs.vector.\
+VectorGames.step`): views of its buffers, rewritten in place by the next step."""
 
     observation: np.ndarray
     """``(N, observation size)`` float32: each game's observation for its seat to act."""
@@ -54,6 +57,24 @@ class BatchBuffers:
     episode_scores: np.ndarray
     """``(N, players)``: the final scores of each slot's last finished game."""
 
+
+class BatchBuffers:
+    """Preallocated result arrays of a batch of ``num_envs`` games, rewritten by each step
+    (each array as documented in :class:`BatchResult`)."""
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_observation: np.ndarray
+    episode_scores: np.ndarray
+
+    def result(self) -> BatchResult:
+        """The buffers as a :class:`BatchResult` (views: they follow every later step)."""
+        return BatchResult(**{f.name: getattr(self, f.name) for f in fields(BatchResult)})
+
     def _allocate_buffers(
         self, num_envs: int, num_players: int, obs_size: int, num_actions: int
     ) -> None:
@@ -67,4 +88,4 @@ class BatchBuffers:
         self.episode_scores = np.zeros((num_envs, num_players), dtype=np.float32)
 
 
-__all__ = ["MAX_THREADS", "REWARDS", "BatchBuffers", "check_batch_options"]
+__all__ = ["MAX_THREADS", "REWARDS", "BatchBuffers", "BatchResult", "check_batch_options"]

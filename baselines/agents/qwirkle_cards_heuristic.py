@@ -48,9 +48,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import ge
 from typing import Any
 
 import numpy as np
@@ -66,12 +67,13 @@ from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINE
 from tabletop_rl.envs.qwirkle_cards.solver import find_split
 from tabletop_rl.envs.qwirkle_cards.turns import (
     EMPTY_LINES,
+    Counts,
     Turn,
     TurnBuilder,
+    add,
     qwirkle_cards,
     start_turns,
     sub_multisets,
-    takeable_sets,
 )
 
 from .base import SeededAgent
@@ -218,11 +220,10 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
                 best.append((value, turn))
                 continue
             found = False
-            for taken in takeable_sets(after):
-                if sum(taken) == most:
-                    full = Turn(turn.played, taken)
-                    best.append((self.turn_value(view, hand, full), full))
-                    found = True
+            for taken in takeable_sets_of(after, most):
+                full = Turn(turn.played, taken)
+                best.append((self.turn_value(view, hand, full), full))
+                found = True
             tried += found
         return self._choose(best)
 
@@ -230,6 +231,79 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         top = max(v for v, _ in scored)
         ties = [t for v, t in scored if v >= top - 1e-9]
         return ties[0] if len(ties) == 1 else ties[int(self.rng.integers(len(ties)))]
+
+    def completions(self, view: Any) -> Iterator[list[tuple[float, Turn]]]:
+        """The legal turns that extend what was taken and played so far this turn, best first:
+        groups of equal value (the most Qwirkles, then the best :meth:`turn_value`, as
+        :meth:`plan` ranks turns), each group's ties for :meth:`_choose`.
+
+        Once a card is played no more Qwirkles may be taken, so then the Qwirkles are those
+        taken; with only Qwirkles taken so far, the most any completion takes are found first
+        (branch and bound on the per-line bound) and, as in :meth:`plan`, only the
+        ``take_candidates`` best card choices that take that many are compared. Otherwise the
+        cards are checked for a valid table lazily, best value first, so usually only the first
+        few candidates cost a solver query.
+        """
+        hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
+        if view.first_turn:
+            scored = [
+                (self.turn_value(view, hand, t), t, None)
+                for t in start_turns(hand)
+                if all(map(ge, t.played, view.played)) and all(map(ge, t.taken, view.taken))
+            ]
+            yield from _groups(scored)
+            return
+        gone = qwirkle_cards(view.taken)
+        options = []
+        for more in sub_multisets(view.hand):
+            played = add(view.played, more)
+            after = tuple(t + p - g for t, p, g in zip(view.table, played, gone, strict=True))
+            if any(played) and min(after) >= 0:
+                options.append((played, after))
+        most = 0
+        if not any(view.played):
+            bounded = sorted(((qwirkle_bound(a), p, a) for p, a in options), reverse=True)
+            for bound, _, after in bounded:
+                if bound <= most:
+                    break
+                if find_split(after) is None:
+                    continue
+                taken = most_qwirkles(after, floor=most)
+                if taken is not None:
+                    most = max(most, sum(taken))
+        if most == 0:
+            scored = [
+                (self.turn_value(view, hand, turn), turn, after)
+                for played, after in options
+                for turn in (Turn(played, view.taken),)
+            ]
+            yield from _groups(scored)
+            return
+        # as plan() does: the card choices valued without the extra Qwirkles' cards, best
+        # first, and only the first take_candidates that take that many compared
+        ranked = sorted(
+            (
+                (self.turn_value(view, hand, Turn(played, view.taken)), played, after)
+                for played, after in options
+                if qwirkle_bound(after) >= most
+            ),
+            key=lambda c: c[0],
+            reverse=True,
+        )
+        scored = []
+        tried = 0
+        for _, played, after in ranked:
+            if tried >= self.weights.take_candidates:
+                break
+            if find_split(after) is None:
+                continue
+            found = False
+            for more_taken in takeable_sets_of(after, most):
+                turn = Turn(played, add(view.taken, more_taken))
+                scored.append((self.turn_value(view, hand, turn), turn, None))
+                found = True
+            tried += found
+        yield from _groups(scored)
 
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
         if view is None:
@@ -243,14 +317,18 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         if not any(view.played) and not any(view.taken):
             self._plan = (key, self.plan(view))
         plan = self._plan
-        if plan is None or plan[0] != key:
-            raise ValueError("QwirkleCardsHeuristicAgent lost its plan for this turn")
-        turn = plan[1]
-        if any(v > t for t, v in zip(turn.taken, view.taken, strict=True)) or any(
-            v > p for p, v in zip(turn.played, view.played, strict=True)
-        ):
-            raise ValueError("QwirkleCardsHeuristicAgent cannot continue a turn that left its plan")
-        # the planned sub-actions in whichever order the masks allow
+        if plan is not None and plan[0] == key:
+            action = self._next_action(view, plan[1], mask)
+            if action is not None:
+                return action
+        return self._replan(view, key, mask)
+
+    def _next_action(self, view: Any, turn: Turn, mask: np.ndarray) -> int | None:
+        """The next sub-action of ``turn`` after what was taken and played so far, in
+        whichever order the masks allow (the end of the turn once all is done); None if the
+        turn does not extend the selection so far or the masks forbid every way on."""
+        if not all(map(ge, turn.taken, view.taken)) or not all(map(ge, turn.played, view.played)):
+            return None
         for line in range(NUM_LINES):
             take = CODEC.encode(TakeQwirkle(line))
             if turn.taken[line] > view.taken[line] and mask[take]:
@@ -259,12 +337,84 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
             play = CODEC.encode(PlayCard(k))
             if turn.played[k] > view.played[k] and mask[play]:
                 return play
-        if any(t > v for t, v in zip(turn.taken, view.taken, strict=True)) or any(
-            p > v for p, v in zip(turn.played, view.played, strict=True)
-        ):
-            raise ValueError(f"QwirkleCardsHeuristicAgent's plan {turn} is masked")
+        if turn.taken != view.taken or turn.played != view.played or not mask[END_TURN]:
+            return None
         self._plan = None
         return int(END_TURN)
+
+    def _replan(self, view: Any, key: Any, mask: np.ndarray) -> int:
+        """Mid-turn off the plan (or without one): the best turn extending the selection so
+        far (:meth:`completions`), the next best while the masks forbid continuing one; the
+        new plan is kept for the rest of the turn."""
+        for group in self.completions(view):
+            while group:
+                turn = self._choose(group)
+                self._plan = (key, turn)
+                action = self._next_action(view, turn, mask)
+                if action is not None:
+                    return action
+                group = [g for g in group if g[1] is not turn]
+        self._plan = None
+        raise ValueError(
+            "QwirkleCardsHeuristicAgent found no legal turn extending this turn's selection"
+        )
+
+
+def _groups(scored: list[tuple[float, Turn, Counts | None]]) -> Iterator[list[tuple[float, Turn]]]:
+    """``(value, turn)`` of the valid turns of ``scored`` in groups of equal value, best
+    first; a turn's table ``after`` (when not None) is checked for validity only when its
+    group is reached."""
+    group: list[tuple[float, Turn]] = []
+    top = 0.0
+    for value, turn, after in sorted(scored, key=lambda c: c[0], reverse=True):
+        if group and value < top - 1e-9:
+            yield group
+            group = []
+        if after is not None and find_split(after) is None:
+            continue
+        if not group:
+            top = value
+        group.append((value, turn))
+    if group:
+        yield group
+
+
+def takeable_sets_of(after: Sequence[int], size: int) -> list[Counts]:
+    """The multisets of exactly ``size`` Qwirkles takeable from the valid ``after`` leaving
+    it valid: those of :func:`~tabletop_rl.envs.qwirkle_cards.turns.takeable_sets` with
+    ``size`` Qwirkles, in the same order, found without listing the smaller ones (a branch
+    stops when its lines cannot add enough Qwirkles).
+
+    >>> from tabletop_rl.envs.qwirkle_cards.cards import parse_cards
+    >>> from tabletop_rl.envs.qwirkle_cards.turns import takeable_sets
+    >>> after = parse_cards("Ro Rx Rd Rs Rt Rc Bo Bx Bd Bs Bt Bc")
+    >>> takeable_sets_of(after, 2) == [s for s in takeable_sets(after) if sum(s) == 2]
+    True
+    >>> len(takeable_sets_of(after, 1)), takeable_sets_of(after, 3)
+    (2, [])
+    """
+    out: list[Counts] = []
+
+    def rec(start: int, rest: Counts, taken: list[int], n: int) -> None:
+        if n == size:
+            out.append(tuple(taken))
+            return
+        room = sum(min(rest[k] for k in LINE_KINDS[line]) for line in range(start, NUM_LINES))
+        if n + room < size:
+            return
+        for line in range(start, NUM_LINES):
+            if all(rest[k] for k in LINE_KINDS[line]):
+                left = list(rest)
+                for k in LINE_KINDS[line]:
+                    left[k] -= 1
+                left_t = tuple(left)
+                if find_split(left_t) is not None:
+                    taken[line] += 1
+                    rec(line, left_t, taken, n + 1)
+                    taken[line] -= 1
+
+    rec(0, tuple(after), [0] * NUM_LINES, 0)
+    return out
 
 
 @lru_cache(maxsize=1 << 14)
@@ -272,4 +422,9 @@ def _holds_all(copies: tuple[int, ...], total: int, hand: int) -> float:
     return hand_holds_all(list(range(len(copies))), copies, total, hand)
 
 
-__all__ = ["QwirkleCardsHeuristicAgent", "QwirkleCardsWeights", "hand_holds_all"]
+__all__ = [
+    "QwirkleCardsHeuristicAgent",
+    "QwirkleCardsWeights",
+    "hand_holds_all",
+    "takeable_sets_of",
+]

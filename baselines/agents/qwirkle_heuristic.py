@@ -255,23 +255,10 @@ class QwirkleHeuristicAgent(SeededAgent):
         """(value, move or exchange mask) of every option at the start of a turn."""
         w = self.weights
         hand = list(view.hand)
-        board = view.board
-        out: list[tuple[float, Any]] = []
+        out = self.move_candidates(view)
         if view.first_turn:
-            for move in first_turn_moves(hand, CENTRE):
-                if any(view.window_cell(r, c) is None for r, c, _ in move):
-                    continue
-                points = len(move) + (QWIRKLE_BONUS if len(move) == QWIRKLE_LENGTH else 0)
-                out.append((self.move_value(view, move, points, None), move))
             return out
-        anchors = board.anchors
-        moves = []
-        for move in legal_moves(board, hand):
-            if any(view.window_cell(r, c) is None for r, c, _ in move):
-                continue
-            points = board.score(move)
-            moves.append((self.move_value(view, move, points, anchors), move))
-        out.extend(moves)
+        anchors = view.board.anchors
         n = view.max_exchange
         if n:
             size = len(hand)
@@ -284,6 +271,35 @@ class QwirkleHeuristicAgent(SeededAgent):
                 out.append((value, m))
         return out
 
+    def move_candidates(self, view: Any) -> list[tuple[float, Move]]:
+        """(value, move) of every move (no exchange) from the position at the start of the
+        turn (``view.board`` and ``view.hand``), in the move generator's order."""
+        hand = list(view.hand)
+        board = view.board
+        out: list[tuple[float, Move]] = []
+        if view.first_turn:
+            for move in first_turn_moves(hand, CENTRE):
+                if any(view.window_cell(r, c) is None for r, c, _ in move):
+                    continue
+                points = len(move) + (QWIRKLE_BONUS if len(move) == QWIRKLE_LENGTH else 0)
+                out.append((self.move_value(view, move, points, None), move))
+            return out
+        anchors = board.anchors
+        for move in legal_moves(board, hand):
+            if any(view.window_cell(r, c) is None for r, c, _ in move):
+                continue
+            points = board.score(move)
+            out.append((self.move_value(view, move, points, anchors), move))
+        return out
+
+    def completions(self, view: Any) -> list[tuple[float, Move]]:
+        """(value, move) of every move from the start of the turn that contains the tiles
+        laid so far this turn (``view.laid_this_turn``): the ways to finish the turn. Mid-turn
+        the laid tiles themselves are one of them (every partial move is a legal move), except
+        on the first turn, whose start row must be complete."""
+        laid = _laid_placements(view)
+        return [(v, m) for v, m in self.move_candidates(view) if laid <= set(m)]
+
     def _choose(self, scored: list[tuple[float, Any]]) -> Any:
         best = max(v for v, _ in scored)
         ties = [o for v, o in scored if v >= best - 1e-9]
@@ -294,10 +310,8 @@ class QwirkleHeuristicAgent(SeededAgent):
             raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
         mask = observation["action_mask"]
         codec = view.codec
-        end = codec.end
         key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
-        laid = view.laid_this_turn
-        if not laid:
+        if not view.laid_this_turn:
             options = self.candidates(view)
             if not options:
                 return codec.encode(Pass())  # nothing else is possible
@@ -307,27 +321,59 @@ class QwirkleHeuristicAgent(SeededAgent):
                 return codec.encode(Exchange.from_bits(choice))
             self._plan = (key, choice)
         plan = self._plan
-        if plan is None or plan[0] != key:
-            raise ValueError("QwirkleHeuristicAgent lost its plan for this turn")
-        move = plan[1]
-        step = len(laid)
-        followed = step <= len(move) and all(
-            (r, c) == move[i][:2] and view.hand[slot] == move[i][2]
-            for i, (r, c, slot) in enumerate(laid)
-        )
-        if not followed:
-            raise ValueError("QwirkleHeuristicAgent cannot continue a turn that left its plan")
-        if step == len(move):
+        if plan is not None and plan[0] == key:
+            action = self._next_action(view, plan[1], mask)
+            if action is not None:
+                return action
+        return self._replan(view, key, mask)
+
+    def _next_action(self, view: Any, move: Move, mask: np.ndarray) -> int | None:
+        """The next sub-action of ``move`` after the tiles laid so far: its first tile not
+        laid yet (in the move's order) whose placement is unmasked, or the end of the turn
+        once every tile is laid; None if the laid tiles are not part of ``move`` or the masks
+        forbid every way on."""
+        laid = _laid_placements(view)
+        if not laid <= set(move):
+            return None
+        if len(laid) == len(move):
+            if not mask[view.codec.end]:
+                return None
             self._plan = None
-            return int(end)
-        r, c, t = move[step]
-        used = {slot for _, _, slot in laid}
-        slot = next(s for s, h in enumerate(view.hand) if h == t and s not in used)
-        wr, wc = view.window_cell(r, c)
-        action = codec.encode(Place(slot, wr, wc))
-        if not mask[action]:
-            raise ValueError(f"QwirkleHeuristicAgent's planned placement {action} is masked")
-        return int(action)
+            return int(view.codec.end)
+        used = {slot for _, _, slot in view.laid_this_turn}
+        for r, c, t in move:
+            if (r, c, t) in laid:
+                continue
+            cell = view.window_cell(r, c)
+            if cell is None:
+                continue
+            slot = next(s for s, h in enumerate(view.hand) if h == t and s not in used)
+            action = view.codec.encode(Place(slot, *cell))
+            if mask[action]:
+                return int(action)
+        return None
+
+    def _replan(self, view: Any, key: Any, mask: np.ndarray) -> int:
+        """Mid-turn off the plan (or without one): the best move that contains the tiles laid
+        so far (same values and tie-breaks as at the start of a turn), next best while the
+        masks forbid continuing one; the new plan is kept for the rest of the turn."""
+        options = self.completions(view)
+        while options:
+            move = self._choose(options)
+            self._plan = (key, move)
+            action = self._next_action(view, move, mask)
+            if action is not None:
+                return action
+            options = [o for o in options if o[1] is not move]
+        self._plan = None
+        raise ValueError(
+            "QwirkleHeuristicAgent found no legal move containing the tiles laid this turn"
+        )
+
+
+def _laid_placements(view: Any) -> set[tuple[int, int, Tile]]:
+    """The tiles laid so far this turn as ``(row, col, tile)``."""
+    return {(r, c, view.hand[slot]) for r, c, slot in view.laid_this_turn}
 
 
 __all__ = ["QwirkleHeuristicAgent", "QwirkleWeights", "holds_all", "missing_tiles"]

@@ -288,8 +288,9 @@ class TerminalGame:
 
         Agents that plan whole turns (the Qwirkle Cards heuristic) plan at the start of a
         turn: in the middle of one, the agent is first shown the turn's starting position.
-        If the human's moves so far left its plan, the hint comes from ``greedy``, which
-        plans from any position.
+        If the human's moves so far left its plan, the Qwirkle and Qwirkle Cards heuristics
+        re-plan the rest of the turn; an agent that cannot continue it gives its whole turn
+        from the turn's start instead.
         """
         if not self.hint_enabled:
             return "Hints are off; start the game with --hint."

@@ -87,6 +87,25 @@ def test_a_slot_labels_only_learner_decisions_with_the_teachers_choice() -> None
     assert isinstance(report, Decision) and report.teacher_actions == ()
 
 
+@pytest.mark.parametrize(("env", "limit"), [("qwirkle_v0", None), ("qwirkle_cards_v0", 40)])
+def test_the_heuristic_teacher_labels_every_decision_of_a_random_learner(
+    env: str, limit: int | None
+) -> None:
+    """Turns of several sub-actions: the heuristic teacher continues whatever partial turn
+    the learner made, so every learner decision gets a legal label (Qwirkle Cards' game is
+    cut short: its turns are slow to plan late in a game)."""
+    slot = GameSlot(env, {})
+    rng = np.random.default_rng(5)
+    report = slot.reset(GameSetup(5, 6, ("learner", "random"), teacher="heuristic"))
+    decisions = 0
+    while isinstance(report, Decision) and (limit is None or decisions < limit):
+        assert report.teacher_action >= 0, f"decision {decisions} has no label"
+        assert report.mask[report.teacher_action]
+        decisions += 1
+        report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
+    assert decisions >= 40
+
+
 def test_clone_reproduces_the_teachers_choices_on_held_positions(tmp_path: Path) -> None:
     run_dir = tmp_path / "clone"
     args = [*TOY, "--teacher", "tactics", "--total_steps", "12000", "--num_workers", "0"]

@@ -30,6 +30,18 @@ first card choice that leaves a valid table; when Qwirkles can be taken only the
 Qwirkles and the cards in the order the masks allow, then the end of the turn). Ties are
 broken by the agent's generator; the agent is deterministic given its seed.
 
+**Any partial turn is continued** (a kickstarting teacher is asked at every decision of a
+learner that takes and plays on its own). Mid-turn, when what was taken and played so far is
+not part of the planned turn, or there is no plan for this turn, the agent re-plans among the
+legal turns that extend it (Qwirkles taken and cards played at least those so far; once a
+card is played, exactly the Qwirkles taken): the most Qwirkles, then the best value, as at
+the start of a turn (with Qwirkles still to take, only the ``take_candidates`` best card
+choices, as there). It plays the next sub-action the masks allow (the next best turn if the
+masks forbid continuing one) and keeps the new plan for the rest of the turn, so the turns
+are searched once per deviation: 62 ms on average (median 3.7 ms; 1.5 s at most, when Qwirkles
+are still to be chosen late in a game) over the 79 re-plans of 5 games of a random learner
+(seeds 0-4). An agent that follows its own plan plays exactly as if it never re-planned.
+
 Measured against greedy in two-player games (seats rotated): ``tabletop-rl arena --env
 qwirkle_cards_v0 --agents greedy heuristic --games 200 --seed 11`` gives a win rate of 0.875
 (Wilson 95% interval 0.822-0.914) and 8.2 Qwirkles per game against greedy's 4.5. A turn
@@ -114,7 +126,8 @@ def hand_holds_all(missing: Sequence[int], unseen: Sequence[int], total: int, ha
 
 
 class QwirkleCardsHeuristicAgent(SeededAgent):
-    """Most Qwirkles, then the least help to the next player (see the module docstring).
+    """Most Qwirkles, then the least help to the next player (see the module docstring); any
+    partial turn is continued with the best turn that extends it.
 
     ``weights`` replaces the default :class:`QwirkleCardsWeights`; keyword arguments override single
     weights (arena spec: ``heuristic:name=value``).

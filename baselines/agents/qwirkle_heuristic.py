@@ -44,6 +44,18 @@ A turn is emitted as the environment's sub-actions: the tiles of the chosen move
 in the engine's order (every prefix a legal move), then the end-turn action. Ties between
 equal values are broken by the agent's generator; the agent is deterministic given its seed.
 
+**Any partial turn is continued** (a kickstarting teacher is asked at every decision of a
+learner that lays its own tiles). Mid-turn, when the tiles laid so far are not part of the
+planned move, or there is no plan for this turn (the agent was first asked mid-turn), the
+agent re-plans: among the legal moves of the turn's starting position that contain the laid
+tiles (the laid tiles themselves are one: every partial move is a legal move; on the first
+turn only complete start rows), it takes the best by the same value and tie-break, and lays
+its next tile whose placement the mask allows, or ends the turn when that move is what is laid
+already (the next best move if the masks forbid continuing one). The new plan is kept for the
+rest of the turn, so a re-plan runs the move generator once per deviation: 6.3 ms on average
+(median 4.1 ms, at most 40 ms) over the 201 re-plans of 5 games of a random learner (seeds
+0-4). An agent that follows its own plan plays exactly as if it never re-planned.
+
 >>> import numpy as np
 >>> from tabletop_rl.envs import qwirkle_v0
 >>> env = qwirkle_v0.raw_env()
@@ -143,7 +155,8 @@ def holds_all(copies: tuple[int, ...], unseen: int, hand: int) -> float:
 
 
 class QwirkleHeuristicAgent(SeededAgent):
-    """Greedy's moves judged by leave, lines of five and exchanges (module docstring).
+    """Greedy's moves judged by leave, lines of five and exchanges (module docstring); any
+    partial turn is continued with the best move that contains its tiles.
 
     ``weights`` replaces the default :class:`QwirkleWeights`; keyword arguments override single
     weights (arena spec: ``heuristic:name=value``).

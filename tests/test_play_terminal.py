@@ -41,14 +41,14 @@ def test_hint_in_the_middle_of_a_qwirkle_cards_turn() -> None:
 
 
 def test_hint_in_the_middle_of_a_qwirkle_turn() -> None:
-    """Qwirkle's agents cannot continue a turn someone else began: the hint then shows the
-    agent's whole turn from the turn's start instead of ending the game."""
+    """The heuristic continues a turn someone else began: the hint is the rest of the start
+    row the human began with Oo, not a whole turn from the turn's start."""
     text = _play(
         ["--env", "qwirkle_v0", "--opponents", "greedy", "--hint", "--seed", "3"],
         "Oo@19,19\nhint\n",
     )
     assert "Your turn goes on" in text
-    assert "its whole turn from the turn's start): " in text
+    assert "hint (heuristic): Go@20,19 Yo@21,19\n" in text
 
 
 def test_qwirkle_cards_help_says_when_the_turn_ends() -> None:

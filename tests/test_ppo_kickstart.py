@@ -87,25 +87,6 @@ def test_a_slot_labels_only_learner_decisions_with_the_teachers_choice() -> None
     assert isinstance(report, Decision) and report.teacher_actions == ()
 
 
-@pytest.mark.parametrize(("env", "limit"), [("qwirkle_v0", None), ("qwirkle_cards_v0", 40)])
-def test_the_heuristic_teacher_labels_every_decision_of_a_random_learner(
-    env: str, limit: int | None
-) -> None:
-    """Turns of several sub-actions: the heuristic teacher continues whatever partial turn
-    the learner made, so every learner decision gets a legal label (Qwirkle Cards' game is
-    cut short: its turns are slow to plan late in a game)."""
-    slot = GameSlot(env, {})
-    rng = np.random.default_rng(5)
-    report = slot.reset(GameSetup(5, 6, ("learner", "random"), teacher="heuristic"))
-    decisions = 0
-    while isinstance(report, Decision) and (limit is None or decisions < limit):
-        assert report.teacher_action >= 0, f"decision {decisions} has no label"
-        assert report.mask[report.teacher_action]
-        decisions += 1
-        report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
-    assert decisions >= 40
-
-
 def test_clone_reproduces_the_teachers_choices_on_held_positions(tmp_path: Path) -> None:
     run_dir = tmp_path / "clone"
     args = [*TOY, "--teacher", "tactics", "--total_steps", "12000", "--num_workers", "0"]
@@ -207,8 +188,8 @@ def test_an_unknown_teacher_and_clone_without_one_fail_with_one_line(
 
 @pytest.mark.parametrize("env_name", ["liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"])
 def test_the_heuristic_teachers_label_a_random_learners_games_legally(env_name: str) -> None:
-    """A learner that leaves the teacher's planned turn gets no label there, never an illegal
-    one; the teacher labels the positions it can judge."""
+    """The teacher never gives an illegal label; the Qwirkle and Qwirkle Cards heuristics
+    continue whatever partial turn the learner made, so they label every decision."""
     slot = GameSlot(env_name, {"num_players": 2})
     rng = np.random.default_rng(5)
     report = slot.reset(GameSetup(11, 12, ("learner", "greedy"), teacher="heuristic"))
@@ -218,7 +199,11 @@ def test_the_heuristic_teachers_label_a_random_learners_games_legally(env_name: 
         assert len(set(report.teacher_actions)) == len(report.teacher_actions)
         labels.append(report.teacher_actions)
         report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
-    assert sum(bool(best) for best in labels) >= len(labels) // 3
+    if env_name == "liniell_v0":
+        assert sum(bool(best) for best in labels) >= len(labels) // 3
+    else:
+        unlabelled = [i for i, best in enumerate(labels) if not best]
+        assert not unlabelled, f"decisions {unlabelled} of {len(labels)} have no label"
 
 
 def test_the_teachers_tied_actions_are_one_label() -> None:

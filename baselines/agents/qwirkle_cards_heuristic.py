@@ -146,10 +146,14 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
             weights or QwirkleCardsWeights(), overrides, "QwirkleCardsHeuristicAgent"
         )
         self._plan: tuple[Any, Turn] | None = None
+        self._best: tuple[Any, list[Turn]] | None = None
+        """The best turns from the start of the turn :meth:`best_actions` was last asked
+        about."""
 
     def forget_game(self) -> None:
         """Drop the planned turn (a new game starts)."""
         self._plan = None
+        self._best = None
 
     # ---------------------------------------------------------------- valuing
     def position_value(self, view: Any, table: Sequence[int], kept: Sequence[int]) -> float:
@@ -371,6 +375,60 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         raise ValueError(
             "QwirkleCardsHeuristicAgent found no legal turn extending this turn's selection"
         )
+
+    def best_actions(self, observation: Mapping[str, np.ndarray], view: Any = None) -> list[int]:
+        """Every sub-action that starts or continues one of the best turns here: the turns
+        :meth:`act` draws from (the best turns from the start of the turn while the selection
+        so far extends one of them, else the best completions of that selection, the next best
+        while the masks forbid a turn), and every order the masks allow within them. The best
+        turns are found once per turn; completions only after a selection left them all.
+        """
+        if view is None:
+            raise ValueError("QwirkleCardsHeuristicAgent needs the public view")
+        mask = observation["action_mask"]
+        if mask[CANNOT_PLAY]:
+            return [int(CANNOT_PLAY)]
+        hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
+        key = (view.table, hand, view.first_turn)
+        started = any(view.played) or any(view.taken)
+        if not started and (self._best is None or self._best[0] != key):
+            self._best = (key, [t for _, t in next(self.completions(view))])
+        if self._best is not None and self._best[0] == key:
+            found = self._next_actions(view, self._best[1], mask)
+            if found:
+                return sorted(found)
+        for group in self.completions(view):
+            found = self._next_actions(view, [t for _, t in group], mask)
+            if found:
+                return sorted(found)
+        raise ValueError(
+            "QwirkleCardsHeuristicAgent found no legal turn extending this turn's selection"
+        )
+
+    def _next_actions(self, view: Any, turns: list[Turn], mask: np.ndarray) -> set[int]:
+        """Every unmasked way on with any of ``turns`` that extends the selection so far, in
+        the order :meth:`act` follows: taking any of its Qwirkles not taken yet (Qwirkles come
+        before cards), else playing any of its cards not played yet, else ending the turn."""
+        out: set[int] = set()
+        for turn in turns:
+            if not all(map(ge, turn.taken, view.taken)) or not all(
+                map(ge, turn.played, view.played)
+            ):
+                continue
+            takes = [
+                CODEC.encode(TakeQwirkle(line))
+                for line in range(NUM_LINES)
+                if turn.taken[line] > view.taken[line] and mask[CODEC.encode(TakeQwirkle(line))]
+            ]
+            plays = [
+                CODEC.encode(PlayCard(k))
+                for k in range(NUM_KINDS)
+                if turn.played[k] > view.played[k] and mask[CODEC.encode(PlayCard(k))]
+            ]
+            done = turn.taken == view.taken and turn.played == view.played
+            steps = takes or plays or ([END_TURN] if done and mask[END_TURN] else [])
+            out.update(int(a) for a in steps)
+        return out
 
 
 def _groups(scored: list[tuple[float, Turn, Counts | None]]) -> Iterator[list[tuple[float, Turn]]]:

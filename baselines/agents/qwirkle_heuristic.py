@@ -172,10 +172,13 @@ class QwirkleHeuristicAgent(SeededAgent):
             weights or QwirkleWeights(), overrides, "QwirkleHeuristicAgent"
         )
         self._plan: tuple[Any, Move] | None = None
+        self._options: tuple[Any, list[tuple[float, Any]]] | None = None
+        """The valued options of the turn :meth:`best_actions` was last asked about."""
 
     def forget_game(self) -> None:
         """Drop the planned turn (a new game starts)."""
         self._plan = None
+        self._options = None
 
     # ---------------------------------------------------------------- valuing
     def leave_value(self, kept: Sequence[Tile], anchors: Mapping | None) -> float:
@@ -382,6 +385,61 @@ class QwirkleHeuristicAgent(SeededAgent):
         raise ValueError(
             "QwirkleHeuristicAgent found no legal move containing the tiles laid this turn"
         )
+
+    def best_actions(self, observation: Mapping[str, np.ndarray], view: Any = None) -> list[int]:
+        """Every sub-action that starts or continues one of the best turns here: the turns
+        :meth:`act` draws from (the best options at the start of a turn, the best completions
+        of the tiles laid so far mid-turn, the next best while the masks forbid a turn), and
+        every order of laying a best move's tiles. The options are valued once per turn.
+        """
+        if view is None:
+            raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
+        mask = observation["action_mask"]
+        codec = view.codec
+        key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
+        if self._options is None or self._options[0] != key:
+            self._options = (key, self.candidates(view))
+        options = self._options[1]
+        if view.laid_this_turn:
+            laid = _laid_placements(view)
+            options = [(v, o) for v, o in options if not isinstance(o, int) and laid <= set(o)]
+        elif not options:
+            return [int(codec.encode(Pass()))]  # nothing else is possible
+        while options:
+            top = max(v for v, _ in options)
+            best = [o for v, o in options if v >= top - 1e-9]
+            found: set[int] = set()
+            for option in best:
+                if isinstance(option, int):
+                    found.add(int(codec.encode(Exchange.from_bits(option))))
+                else:
+                    found |= self._next_actions(view, option, mask)
+            if found:
+                return sorted(found)
+            options = [(v, o) for v, o in options if v < top - 1e-9]
+        raise ValueError(
+            "QwirkleHeuristicAgent found no legal move containing the tiles laid this turn"
+        )
+
+    def _next_actions(self, view: Any, move: Move, mask: np.ndarray) -> set[int]:
+        """Every unmasked way on with ``move`` after the tiles laid so far: a placement of any
+        of its tiles not laid yet (from any hand slot holding that tile), or the end of the
+        turn once all are laid."""
+        laid = _laid_placements(view)
+        if len(laid) == len(move):
+            return {int(view.codec.end)} if mask[view.codec.end] else set()
+        used = {slot for _, _, slot in view.laid_this_turn}
+        out: set[int] = set()
+        for r, c, t in move:
+            cell = view.window_cell(r, c)
+            if (r, c, t) in laid or cell is None:
+                continue
+            for slot, tile in enumerate(view.hand):
+                if tile == t and slot not in used:
+                    action = int(view.codec.encode(Place(slot, *cell)))
+                    if mask[action]:
+                        out.add(action)
+        return out
 
 
 def _laid_placements(view: Any) -> set[tuple[int, int, Tile]]:

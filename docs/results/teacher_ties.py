@@ -1,8 +1,9 @@
 """How often a scripted teacher's choice is a coin flip: the agreement a perfect clone can reach.
 
 ``python docs/results/teacher_ties.py liniell_v0 --games 15`` plays the ``heuristic`` agent
-against ``random`` and records, at every decision, how many legal actions tie for the
-heuristic's best value (it breaks ties at random). A student that learned the teacher's values
+against ``random`` and records, at every decision, how many legal actions the heuristic rates
+best (it breaks ties at random; in Qwirkle and Qwirkle Cards the parts of a best turn may also
+come in any order). A student that learned the teacher's values
 exactly would still agree with its sampled choice only ``1 / ties`` of the time, so the mean of
 ``1 / ties`` bounds the agreement with single sampled labels. This is why kickstarted runs are
 labelled with the teacher's whole set of best actions (:func:`~tabletop_rl.baselines.agents.\
@@ -40,8 +41,8 @@ def main() -> None:
             report = slot.act(teacher.act(obs, view))
     t = np.array(ties)
     print(
-        f"{args.env}: {len(t)} decisions of the heuristic; ties for the best value at "
-        f"{(t > 1).mean():.2f} of them (mean {t.mean():.2f} tied actions); "
+        f"{args.env}: {len(t)} decisions of the heuristic; several best actions at "
+        f"{(t > 1).mean():.2f} of them (mean {t.mean():.2f} best actions); "
         f"a perfect clone agrees with the sampled choice {np.mean(1 / t):.3f} of the time"
     )
 

@@ -60,7 +60,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import ge
@@ -86,6 +86,7 @@ from tabletop_rl.envs.qwirkle_cards.turns import (
     qwirkle_cards,
     start_turns,
     sub_multisets,
+    takeable_sets,
 )
 
 from .base import SeededAgent
@@ -206,15 +207,8 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         builder = TurnBuilder(table, hand)
         most = 0
         if any(builder.can_take(line) for line in range(NUM_LINES)):
-            candidates.sort(key=lambda c: c[0], reverse=True)
-            for bound, _, after in candidates:
-                if bound <= most:
-                    break
-                if find_split(after) is None:
-                    continue
-                taken = most_qwirkles(after, floor=most)
-                if taken is not None:
-                    most = max(most, sum(taken))
+            candidates.sort(key=lambda c: c[0], reverse=True)  # (the order ties are met in)
+            most = _most_taken((bound, after) for bound, _, after in candidates)
         # the best value among the turns that take that many, best first (valued without the
         # Qwirkles' cards when some are taken: the first few valid candidates are compared)
         scored = []
@@ -237,7 +231,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
                 best.append((value, turn))
                 continue
             found = False
-            for taken in takeable_sets_of(after, most):
+            for taken in takeable_sets(after, most):
                 full = Turn(turn.played, taken)
                 best.append((self.turn_value(view, hand, full), full))
                 found = True
@@ -279,15 +273,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
                 options.append((played, after))
         most = 0
         if not any(view.played):
-            bounded = sorted(((qwirkle_bound(a), p, a) for p, a in options), reverse=True)
-            for bound, _, after in bounded:
-                if bound <= most:
-                    break
-                if find_split(after) is None:
-                    continue
-                taken = most_qwirkles(after, floor=most)
-                if taken is not None:
-                    most = max(most, sum(taken))
+            most = _most_taken((qwirkle_bound(after), after) for _, after in options)
         if most == 0:
             scored = [
                 (self.turn_value(view, hand, turn), turn, after)
@@ -315,7 +301,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
             if find_split(after) is None:
                 continue
             found = False
-            for more_taken in takeable_sets_of(after, most):
+            for more_taken in takeable_sets(after, most):
                 turn = Turn(played, add(view.taken, more_taken))
                 scored.append((self.turn_value(view, hand, turn), turn, None))
                 found = True
@@ -431,6 +417,22 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         return out
 
 
+def _most_taken(bounded: Iterable[tuple[int, Counts]]) -> int:
+    """The most Qwirkles a turn can take among the tables ``after`` (table plus the cards
+    played, each with its per-line bound ``qwirkle_bound(after)``): branch and bound, best
+    bound first, each valid table asked for more than the best so far."""
+    most = 0
+    for bound, after in sorted(bounded, key=lambda c: c[0], reverse=True):
+        if bound <= most:
+            break
+        if find_split(after) is None:
+            continue
+        taken = most_qwirkles(after, floor=most)
+        if taken is not None:
+            most = max(most, sum(taken))
+    return most
+
+
 def _groups(scored: list[tuple[float, Turn, Counts | None]]) -> Iterator[list[tuple[float, Turn]]]:
     """``(value, turn)`` of the valid turns of ``scored`` in groups of equal value, best
     first; a turn's table ``after`` (when not None) is checked for validity only when its
@@ -450,44 +452,6 @@ def _groups(scored: list[tuple[float, Turn, Counts | None]]) -> Iterator[list[tu
         yield group
 
 
-def takeable_sets_of(after: Sequence[int], size: int) -> list[Counts]:
-    """The multisets of exactly ``size`` Qwirkles takeable from the valid ``after`` leaving
-    it valid: those of :func:`~tabletop_rl.envs.qwirkle_cards.turns.takeable_sets` with
-    ``size`` Qwirkles, in the same order, found without listing the smaller ones (a branch
-    stops when its lines cannot add enough Qwirkles).
-
-    >>> from tabletop_rl.envs.qwirkle_cards.cards import parse_cards
-    >>> from tabletop_rl.envs.qwirkle_cards.turns import takeable_sets
-    >>> after = parse_cards("Ro Rx Rd Rs Rt Rc Bo Bx Bd Bs Bt Bc")
-    >>> takeable_sets_of(after, 2) == [s for s in takeable_sets(after) if sum(s) == 2]
-    True
-    >>> len(takeable_sets_of(after, 1)), takeable_sets_of(after, 3)
-    (2, [])
-    """
-    out: list[Counts] = []
-
-    def rec(start: int, rest: Counts, taken: list[int], n: int) -> None:
-        if n == size:
-            out.append(tuple(taken))
-            return
-        room = sum(min(rest[k] for k in LINE_KINDS[line]) for line in range(start, NUM_LINES))
-        if n + room < size:
-            return
-        for line in range(start, NUM_LINES):
-            if all(rest[k] for k in LINE_KINDS[line]):
-                left = list(rest)
-                for k in LINE_KINDS[line]:
-                    left[k] -= 1
-                left_t = tuple(left)
-                if find_split(left_t) is not None:
-                    taken[line] += 1
-                    rec(line, left_t, taken, n + 1)
-                    taken[line] -= 1
-
-    rec(0, tuple(after), [0] * NUM_LINES, 0)
-    return out
-
-
 @lru_cache(maxsize=1 << 14)
 def _holds_all(copies: tuple[int, ...], total: int, hand: int) -> float:
     return hand_holds_all(list(range(len(copies))), copies, total, hand)
@@ -497,5 +461,4 @@ __all__ = [
     "QwirkleCardsHeuristicAgent",
     "QwirkleCardsWeights",
     "hand_holds_all",
-    "takeable_sets_of",
 ]

@@ -109,13 +109,30 @@ def sub_multisets(counts: Sequence[int]) -> Iterator[Counts]:
     yield from rec(0, [0] * NUM_KINDS)
 
 
-def takeable_sets(after: Sequence[int]) -> list[Counts]:
+def takeable_sets(after: Sequence[int], size: int | None = None) -> list[Counts]:
     """Every multiset of Qwirkles (12 counts) that can be taken from the valid multiset
-    ``after`` (table + played) leaving it valid, the empty one included."""
+    ``after`` (table + played) leaving it valid, the empty one included; with ``size``, only
+    those of exactly ``size`` Qwirkles, in the same order, found without listing the smaller
+    ones (a branch stops when its lines cannot add enough Qwirkles).
+
+    >>> from tabletop_rl.envs.qwirkle_cards.cards import parse_cards
+    >>> after = parse_cards("Ro Rx Rd Rs Rt Rc Bo Bx Bd Bs Bt Bc")
+    >>> takeable_sets(after, 2) == [s for s in takeable_sets(after) if sum(s) == 2]
+    True
+    >>> len(takeable_sets(after, 1)), takeable_sets(after, 3)
+    (2, [])
+    """
     out: list[Counts] = []
 
-    def rec(start: int, rest: Counts, taken: list[int]) -> None:
-        out.append(tuple(taken))
+    def rec(start: int, rest: Counts, taken: list[int], n: int) -> None:
+        if size is None or n == size:
+            out.append(tuple(taken))
+            if size is not None:
+                return
+        else:
+            room = sum(min(rest[k] for k in LINE_KINDS[line]) for line in range(start, NUM_LINES))
+            if n + room < size:
+                return
         for line in range(start, NUM_LINES):
             if all(rest[k] for k in LINE_KINDS[line]):
                 left = list(rest)
@@ -124,10 +141,10 @@ def takeable_sets(after: Sequence[int]) -> list[Counts]:
                 left_t = tuple(left)
                 if find_split(left_t) is not None:
                     taken[line] += 1
-                    rec(line, left_t, taken)
+                    rec(line, left_t, taken, n + 1)
                     taken[line] -= 1
 
-    rec(0, tuple(after), [0] * NUM_LINES)
+    rec(0, tuple(after), [0] * NUM_LINES, 0)
     return out
 
 

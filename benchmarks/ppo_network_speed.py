@@ -35,7 +35,7 @@ from tabletop_rl.baselines.ppo.config import PPOConfig, load_config
 from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
 from tabletop_rl.baselines.ppo.networks import CropConvActorCritic
 from tabletop_rl.baselines.ppo.ppo import ppo_update
-from tabletop_rl.baselines.ppo.selfplay import Batch
+from tabletop_rl.baselines.ppo.selfplay import Batch, padded_labels
 from tabletop_rl.envs.core.conformance import random_positions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +71,7 @@ def make_batch(
         dones=(rng.random(size) < 0.01).astype(np.float32),
         next_values=values.numpy(),
         cont=(rng.random(size) > 0.01).astype(np.float32),
-        teacher_actions=np.full(size, -1, np.int64),
+        teacher_actions=padded_labels([()] * size),
     )
 
 

@@ -192,7 +192,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
     def plan(self, view: Any) -> Turn:
         """The turn to play from the start of the viewer's turn (the viewer must be able to
         play): the most Qwirkles, then the best value (module docstring)."""
-        hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
+        hand = _turn_hand(view)
         if view.first_turn:
             scored = [(self.turn_value(view, hand, t), t) for t in start_turns(hand)]
             return self._choose(scored)
@@ -255,7 +255,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         cards are checked for a valid table lazily, best value first, so usually only the first
         few candidates cost a solver query.
         """
-        hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
+        hand = _turn_hand(view)
         if view.first_turn:
             scored = [
                 (self.turn_value(view, hand, t), t, None)
@@ -315,8 +315,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         if mask[CANNOT_PLAY]:
             self._plan = None
             return int(CANNOT_PLAY)
-        hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
-        key = (view.table, hand, view.first_turn)
+        key = _turn_key(view)
         if not any(view.played) and not any(view.taken):
             self._plan = (key, self.plan(view))
         plan = self._plan
@@ -328,22 +327,15 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
 
     def _next_action(self, view: Any, turn: Turn, mask: np.ndarray) -> int | None:
         """The next sub-action of ``turn`` after what was taken and played so far, in
-        whichever order the masks allow (the end of the turn once all is done); None if the
-        turn does not extend the selection so far or the masks forbid every way on."""
-        if not all(map(ge, turn.taken, view.taken)) or not all(map(ge, turn.played, view.played)):
+        whichever order the masks allow (the first of :func:`_ways_on`; the end of the turn
+        once all is done); None if the turn does not extend the selection so far or the masks
+        forbid every way on."""
+        steps = _ways_on(view, turn, mask)
+        if not steps:
             return None
-        for line in range(NUM_LINES):
-            take = CODEC.encode(TakeQwirkle(line))
-            if turn.taken[line] > view.taken[line] and mask[take]:
-                return take
-        for k in range(NUM_KINDS):
-            play = CODEC.encode(PlayCard(k))
-            if turn.played[k] > view.played[k] and mask[play]:
-                return play
-        if turn.taken != view.taken or turn.played != view.played or not mask[END_TURN]:
-            return None
-        self._plan = None
-        return int(END_TURN)
+        if steps[0] == END_TURN:
+            self._plan = None
+        return steps[0]
 
     def _replan(self, view: Any, key: Any, mask: np.ndarray) -> int:
         """Mid-turn off the plan (or without one): the best turn extending the selection so
@@ -374,47 +366,57 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         mask = observation["action_mask"]
         if mask[CANNOT_PLAY]:
             return [int(CANNOT_PLAY)]
-        hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
-        key = (view.table, hand, view.first_turn)
+        key = _turn_key(view)
         started = any(view.played) or any(view.taken)
         if not started and (self._best is None or self._best[0] != key):
             self._best = (key, [t for _, t in next(self.completions(view))])
         if self._best is not None and self._best[0] == key:
-            found = self._next_actions(view, self._best[1], mask)
+            found = {a for turn in self._best[1] for a in _ways_on(view, turn, mask)}
             if found:
                 return sorted(found)
         for group in self.completions(view):
-            found = self._next_actions(view, [t for _, t in group], mask)
+            found = {a for _, turn in group for a in _ways_on(view, turn, mask)}
             if found:
                 return sorted(found)
         raise ValueError(
             "QwirkleCardsHeuristicAgent found no legal turn extending this turn's selection"
         )
 
-    def _next_actions(self, view: Any, turns: list[Turn], mask: np.ndarray) -> set[int]:
-        """Every unmasked way on with any of ``turns`` that extends the selection so far, in
-        the order :meth:`act` follows: taking any of its Qwirkles not taken yet (Qwirkles come
-        before cards), else playing any of its cards not played yet, else ending the turn."""
-        out: set[int] = set()
-        for turn in turns:
-            if not all(map(ge, turn.taken, view.taken)) or not all(
-                map(ge, turn.played, view.played)
-            ):
-                continue
-            takes = [
-                CODEC.encode(TakeQwirkle(line))
-                for line in range(NUM_LINES)
-                if turn.taken[line] > view.taken[line] and mask[CODEC.encode(TakeQwirkle(line))]
-            ]
-            plays = [
-                CODEC.encode(PlayCard(k))
-                for k in range(NUM_KINDS)
-                if turn.played[k] > view.played[k] and mask[CODEC.encode(PlayCard(k))]
-            ]
-            done = turn.taken == view.taken and turn.played == view.played
-            steps = takes or plays or ([END_TURN] if done and mask[END_TURN] else [])
-            out.update(int(a) for a in steps)
-        return out
+
+def _ways_on(view: Any, turn: Turn, mask: np.ndarray) -> list[int]:
+    """Every unmasked way on with ``turn`` after what was taken and played so far, in the
+    order :meth:`QwirkleCardsHeuristicAgent.act` follows: taking any of its Qwirkles not taken
+    yet (Qwirkles come before cards), else playing any of its cards not played yet, else ending
+    the turn; none if ``turn`` does not extend the selection so far."""
+    if not all(map(ge, turn.taken, view.taken)) or not all(map(ge, turn.played, view.played)):
+        return []
+    takes = [
+        int(take)
+        for line in range(NUM_LINES)
+        if turn.taken[line] > view.taken[line] and mask[take := CODEC.encode(TakeQwirkle(line))]
+    ]
+    if takes:
+        return takes
+    plays = [
+        int(play)
+        for k in range(NUM_KINDS)
+        if turn.played[k] > view.played[k] and mask[play := CODEC.encode(PlayCard(k))]
+    ]
+    if plays:
+        return plays
+    done = turn.taken == view.taken and turn.played == view.played
+    return [int(END_TURN)] if done and mask[END_TURN] else []
+
+
+def _turn_key(view: Any) -> tuple[Any, ...]:
+    """What identifies the position at the start of the viewer's turn (a plan's key): the
+    table, the hand before this turn's cards were played, and whether it is the first turn."""
+    return (view.table, _turn_hand(view), view.first_turn)
+
+
+def _turn_hand(view: Any) -> Counts:
+    """The viewer's hand before this turn's cards were played."""
+    return tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
 
 
 def _most_taken(bounded: Iterable[tuple[int, Counts]]) -> int:
@@ -457,8 +459,4 @@ def _holds_all(copies: tuple[int, ...], total: int, hand: int) -> float:
     return hand_holds_all(list(range(len(copies))), copies, total, hand)
 
 
-__all__ = [
-    "QwirkleCardsHeuristicAgent",
-    "QwirkleCardsWeights",
-    "hand_holds_all",
-]
+__all__ = ["QwirkleCardsHeuristicAgent", "QwirkleCardsWeights", "hand_holds_all"]

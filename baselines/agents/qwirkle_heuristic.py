@@ -70,7 +70,7 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
@@ -326,7 +326,7 @@ class QwirkleHeuristicAgent(SeededAgent):
             raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
         mask = observation["action_mask"]
         codec = view.codec
-        key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
+        key = _turn_key(view)
         if not view.laid_this_turn:
             options = self.candidates(view)
             if not options:
@@ -344,30 +344,16 @@ class QwirkleHeuristicAgent(SeededAgent):
         return self._replan(view, key, mask)
 
     def _next_action(self, view: Any, move: Move, mask: np.ndarray) -> int | None:
-        """The next sub-action of ``move`` after the tiles laid so far: its first tile not
-        laid yet (in the move's order) whose placement is unmasked, or the end of the turn
-        once every tile is laid; None if the laid tiles are not part of ``move`` or the masks
-        forbid every way on."""
-        laid = _laid_placements(view)
-        if not laid <= set(move):
+        """The next sub-action of ``move`` after the tiles laid so far: the first of
+        :func:`_ways_on` (its first tile not laid yet, in the move's order, whose placement is
+        unmasked, or the end of the turn once every tile is laid); None if the laid tiles are
+        not part of ``move`` or the masks forbid every way on."""
+        if not _laid_placements(view) <= set(move):
             return None
-        if len(laid) == len(move):
-            if not mask[view.codec.end]:
-                return None
+        action = next(_ways_on(view, move, mask), None)
+        if action == view.codec.end:
             self._plan = None
-            return int(view.codec.end)
-        used = {slot for _, _, slot in view.laid_this_turn}
-        for r, c, t in move:
-            if (r, c, t) in laid:
-                continue
-            cell = view.window_cell(r, c)
-            if cell is None:
-                continue
-            slot = next(s for s, h in enumerate(view.hand) if h == t and s not in used)
-            action = view.codec.encode(Place(slot, *cell))
-            if mask[action]:
-                return int(action)
-        return None
+        return action
 
     def _replan(self, view: Any, key: Any, mask: np.ndarray) -> int:
         """Mid-turn off the plan (or without one): the best move that contains the tiles laid
@@ -396,7 +382,7 @@ class QwirkleHeuristicAgent(SeededAgent):
             raise ValueError("QwirkleHeuristicAgent needs the public view (QwirkleView)")
         mask = observation["action_mask"]
         codec = view.codec
-        key = (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
+        key = _turn_key(view)
         if self._options is None or self._options[0] != key:
             self._options = (key, self.candidates(view))
         options = self._options[1]
@@ -413,7 +399,7 @@ class QwirkleHeuristicAgent(SeededAgent):
                 if isinstance(option, int):
                     found.add(int(codec.encode(Exchange.from_bits(option))))
                 else:
-                    found |= self._next_actions(view, option, mask)
+                    found.update(_ways_on(view, option, mask))
             if found:
                 return sorted(found)
             options = [(v, o) for v, o in options if v < top - 1e-9]
@@ -421,25 +407,31 @@ class QwirkleHeuristicAgent(SeededAgent):
             "QwirkleHeuristicAgent found no legal move containing the tiles laid this turn"
         )
 
-    def _next_actions(self, view: Any, move: Move, mask: np.ndarray) -> set[int]:
-        """Every unmasked way on with ``move`` after the tiles laid so far: a placement of any
-        of its tiles not laid yet (from any hand slot holding that tile), or the end of the
-        turn once all are laid."""
-        laid = _laid_placements(view)
-        if len(laid) == len(move):
-            return {int(view.codec.end)} if mask[view.codec.end] else set()
-        used = {slot for _, _, slot in view.laid_this_turn}
-        out: set[int] = set()
-        for r, c, t in move:
-            cell = view.window_cell(r, c)
-            if (r, c, t) in laid or cell is None:
-                continue
-            for slot, tile in enumerate(view.hand):
-                if tile == t and slot not in used:
-                    action = int(view.codec.encode(Place(slot, *cell)))
-                    if mask[action]:
-                        out.add(action)
-        return out
+
+def _ways_on(view: Any, move: Move, mask: np.ndarray) -> Iterator[int]:
+    """Every unmasked way on with ``move`` (which holds the tiles laid so far), in the move's
+    order: a placement of each of its tiles not laid yet, from every hand slot holding that
+    tile, or the end of the turn once all are laid."""
+    laid = _laid_placements(view)
+    if len(laid) == len(move):
+        if mask[view.codec.end]:
+            yield int(view.codec.end)
+        return
+    used = {slot for _, _, slot in view.laid_this_turn}
+    for r, c, t in move:
+        cell = view.window_cell(r, c)
+        if (r, c, t) in laid or cell is None:
+            continue
+        for slot, tile in enumerate(view.hand):
+            if tile == t and slot not in used:
+                action = int(view.codec.encode(Place(slot, *cell)))
+                if mask[action]:
+                    yield action
+
+
+def _turn_key(view: Any) -> tuple[Any, ...]:
+    """What identifies the position at the start of the viewer's turn (a plan's key)."""
+    return (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
 
 
 def _laid_placements(view: Any) -> set[tuple[int, int, Tile]]:

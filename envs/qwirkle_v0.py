@@ -109,7 +109,7 @@ Features
 --------
 ``raw_env(features=True)`` appends fields that the rules engine knows and a network would
 otherwise have to rediscover (:mod:`tabletop_rl.envs.qwirkle.features`). The observation grows
-to 47,282 entries at the default window; ``env.layout.decode`` names the new fields too:
+to 56,408 entries at the default window; ``env.layout.decode`` names the new fields too:
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|
@@ -119,12 +119,14 @@ to 47,282 entries at the default window; ``env.layout.decode`` names the new fie
 | `line_open` | (2, 39, 39) | 42718 | [0, 2] | ends of a tile's line that a tile kind fits |
 | `cell_kinds` | (1, 39, 39) | 45760 | [0, 36] | tile kinds that fit an empty cell next to tiles |
 | `turn_points` | (1,) | 47281 | [0, 90] | points of ending the turn now if legal, else 0 |
+| `place_best` | (6, 39, 39) | 47282 | [0, 90] | most points of a whole turn that makes this placement next (greedy's value) |
 
-- Every spatial field lies over the ``board`` window's cells; ``place_legal`` and
-  ``place_points`` are in the placement actions' order (plane ``slot``, row, column: entry
+- Every spatial field lies over the ``board`` window's cells; ``place_legal``,
+  ``place_points`` and ``place_best`` are in the placement actions' order (plane ``slot``, row, column: entry
   ``slot * C + row * W + col`` belongs to action ``slot * C + row * W + col``).
 - ``place_legal``: the placement part of the observer's action mask; all zeros when the
-  observer is not the player to act (so are ``place_points`` and ``turn_points``).
+  observer is not the player to act (so are ``place_points``, ``turn_points`` and
+  ``place_best``).
 - ``place_points``: for each legal placement, the points the turn would score if it ended
   right after that tile: the tiles laid so far this turn plus this one scored as one move
   (main line, cross lines, 6 more per Qwirkle), plus the 6-point end bonus when the tile

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tabletop_rl.baselines.agents.qwirkle import QwirkleGreedyAgent
 from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.envs import ConfigError, qwirkle_v0
 from tabletop_rl.envs.core.conformance import check_batch, check_env
@@ -122,6 +123,58 @@ def test_turn_points_are_what_ending_the_turn_now_scores() -> None:
             assert views["turn_points"][0] == result.points.get(player, 0)
             checked["end legal"] += 1
     assert checked["end legal"] > 50 and checked["start row unfinished"] > 0, checked
+
+
+def searched_best_points(model: FeatureModel, state: Any) -> dict[int, float]:
+    """Brute force through the game-model interface: for each legal placement, every way to
+    go on with the turn (step, read the mask, step again) and the most points the engine
+    adds when the turn ends."""
+    end = model.codec.end
+    player = model.current_player(state)
+    before = model.scores(state)[player]
+
+    def after(st: Any, action: int) -> Any:
+        st = model.copy(st)
+        model.step(st, action)
+        return st
+
+    def best(st: Any) -> float:
+        mask = model.legal_mask(st)
+        value = model.scores(after(st, end))[player] - before if mask[end] else -1.0
+        for action in np.flatnonzero(mask[:end]):
+            value = max(value, best(after(st, int(action))))
+        return value
+
+    legal = np.flatnonzero(model.legal_mask(state)[:end])
+    return {int(a): best(after(state, int(a))) for a in legal}
+
+
+def test_place_best_is_the_best_whole_turn_after_each_placement() -> None:
+    """Against a search through the game-model interface, on both engines (the compiled
+    search and the reference move generator), at the start row, turn starts, mid-turn and
+    in the end game; at a turn's start its maximum is the greedy agent's best move."""
+    checked = {"start row": 0, "turn start": 0, "mid-turn": 0, "end bonus": 0}
+    for engine in ("compiled", "reference"):
+        model = feature_model(engine=engine)
+        for seed in range(2):
+            for state in positions(model, 20 + seed, every=11, endgame=True):
+                best = to_act_views(model, state)["place_best"].reshape(-1)
+                expected = searched_best_points(model, state)
+                actions = np.array(sorted(expected), dtype=np.int64)
+                assert not np.delete(best, actions).any()
+                assert best[actions].tolist() == [expected[a] for a in actions]
+                view = model.public_view(state, model.current_player(state))
+                if not expected:
+                    continue
+                kind = "start row" if view.first_turn else "mid-turn"
+                if not view.laid_this_turn and not view.first_turn:
+                    kind = "turn start"
+                    greedy, _ = QwirkleGreedyAgent(np.random.default_rng(0)).best_moves(view)
+                    bonus = 6 if view.bag_size == 0 and best.max() > greedy else 0
+                    assert best.max() == greedy + bonus
+                checked[kind] += 1
+                checked["end bonus"] += view.bag_size == 0 and max(expected.values()) > 0
+    assert all(n > 0 for n in checked.values()), checked
 
 
 def test_place_legal_is_the_mask_and_only_the_player_to_act_sees_moves() -> None:

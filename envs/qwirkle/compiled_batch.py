@@ -36,7 +36,7 @@ from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
 from .compiled import QwirkleCompiledModel, load_game
-from .features import feature_offsets, features_into, qwirkle_features
+from .features import feature_offsets, features_into, place_best_into, qwirkle_features
 from .game import GameState
 from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
 
@@ -152,6 +152,8 @@ def _step_one(
         K.fill_mask(grid, fit, meta, mask)
     if feature_at.size:
         features_into(obs, feature_at, mask, not (over or truncated))
+        if not (over or truncated):
+            place_best_into(grid, fit, meta, obs, feature_at, mask)
     return over, truncated
 
 

@@ -7,9 +7,13 @@
 actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col`` is action
 ``slot * C + row * W + col``).
 
-The features are computed by one compiled kernel from the base observation alone (the
-``board`` planes, ``bag_size`` and ``hand_sizes``) and the legal mask, so the compiled and the
-reference engine, whose base observations are equal, give equal features. The points follow
+The features but one are computed by one compiled kernel from the base observation alone
+(the ``board`` planes, ``bag_size`` and ``hand_sizes``) and the legal mask, so the compiled and
+the reference engine, whose base observations are equal, give equal features. The one is
+``place_best``, greedy's value of each placement (the most points of a whole turn that makes
+it next): a search that lays the observer's tiles (:mod:`.best_turns`; the compiled search on
+the compiled engine, the same search through the game-model interface on the reference one,
+tested equal). The points follow
 from the geometry: a placement the mask allows is legal, so what it scores depends only on
 the lengths of the lines it builds, not on the tile:
 
@@ -52,7 +56,9 @@ from numba import njit
 from ..core.features import FeatureSet
 from ..core.model import GameModel
 from ..core.observation import Field, ObservationLayout
+from .best_turns import best_turn_points, view_best_turn_points
 from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH
+from .compiled import CompiledQwirkleState
 from .compiled_kernels import cell_fit
 from .game import END_BONUS
 from .model import DEFAULT_WINDOW, LAID_PLANE, OCCUPIED_PLANE
@@ -111,6 +117,13 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 "points of ending the turn now if legal, else 0",
                 high=float(MAX_TURN_POINTS),
             ),
+            Field(
+                "place_best",
+                (HAND_SIZE, w, w),
+                "most points of a whole turn that makes this placement next (greedy's value)",
+                high=float(MAX_TURN_POINTS),
+                spatial=True,
+            ),
         ),
         _write,
     )
@@ -144,6 +157,12 @@ def _write(
         out["line_open"],
         out["cell_kinds"][0],
     )
+    if to_act:
+        best = out["place_best"].reshape(-1)
+        if isinstance(state, CompiledQwirkleState):
+            best_turn_points(state.grid, state.fit, state.meta, mask, best)
+        else:
+            view_best_turn_points(model.public_view(state, player), mask, best)
 
 
 @njit(cache=True, inline="always")
@@ -334,6 +353,7 @@ FEATURE_FIELDS = (
     "line_open",
     "cell_kinds",
     "turn_points",
+    "place_best",
 )
 
 
@@ -363,7 +383,7 @@ def features_into(obs: np.ndarray, at: np.ndarray, mask: np.ndarray, to_act: boo
     ``to_act``)."""
     w = at[0]
     cells = w * w
-    obs[at[9] :] = 0.0
+    obs[at[10] :] = 0.0
     board = obs[: (NUM_COLOURS + NUM_SHAPES + 2) * cells].reshape((-1, w, w))
     part = mask[: HAND_SIZE * cells + 1] if to_act else mask[:0]
     features_kernel(
@@ -381,6 +401,23 @@ def features_into(obs: np.ndarray, at: np.ndarray, mask: np.ndarray, to_act: boo
     )
 
 
+@njit(cache=True)
+def place_best_into(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    obs: np.ndarray,
+    at: np.ndarray,
+    mask: np.ndarray,
+) -> None:
+    """Write ``place_best`` into the flat observation ``obs`` (after :func:`features_into`)
+    for the player to act of the compiled game ``grid``, ``fit``, ``meta``, whose legal mask
+    is ``mask``: the one field that needs the game, not only the observation (the search
+    lays the hand's tiles, :func:`.best_turns.best_turn_points`)."""
+    w = at[0]
+    best_turn_points(grid, fit, meta, mask, obs[at[9] : at[9] + HAND_SIZE * w * w])
+
+
 QWIRKLE_FEATURES = qwirkle_features(DEFAULT_WINDOW)
 """The feature set over the default 39 x 39 window."""
 
@@ -392,5 +429,6 @@ __all__ = [
     "QWIRKLE_FEATURES",
     "feature_offsets",
     "features_into",
+    "place_best_into",
     "qwirkle_features",
 ]

@@ -119,11 +119,13 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
 | `line_open` | (2, 39, 39) | 42718 | [0, 2] | ends of a tile's line that a tile kind fits |
 | `cell_kinds` | (1, 39, 39) | 45760 | [0, 36] | tile kinds that fit an empty cell next to tiles |
 | `turn_points` | (1,) | 47281 | [0, 90] | points of ending the turn now if legal, else 0 |
-| `place_best` | (6, 39, 39) | 47282 | [0, 90] | most points of a whole turn that makes this placement next (greedy's value) |
+| `place_best` | (6, 39, 39) | 47282 | [0, 90] | best whole turn's points after this placement |
 
 - Every spatial field lies over the ``board`` window's cells; ``place_legal``,
-  ``place_points`` and ``place_best`` are in the placement actions' order (plane ``slot``, row, column: entry
-  ``slot * C + row * W + col`` belongs to action ``slot * C + row * W + col``).
+  ``place_points`` and ``place_best`` are in the placement actions' order (plane ``slot``,
+  row, column: entry ``slot * C + row * W + col`` belongs to action ``slot * C + row * W +
+  col``), and ``turn_points`` belongs to the end-turn action: each declares that action
+  group (``Field.action_group``), which ``action_features: true`` in a PPO config reads.
 - ``place_legal``: the placement part of the observer's action mask; all zeros when the
   observer is not the player to act (so are ``place_points``, ``turn_points`` and
   ``place_best``).
@@ -137,6 +139,14 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
 - ``turn_points``: the points of ending the turn now (the tiles laid this turn as one move,
   the end bonus included) when the mask allows it; 0 otherwise (no tile laid yet, or a start
   row not yet complete).
+- ``place_best``: for each legal placement, the most points of a whole turn that makes it
+  next: the tiles laid so far, this one, then the best way to go on (more tiles along the
+  same line, or none), the end bonus included; the start row counts only complete. At a
+  turn's start its maximum is the best move's score and its argmax are the greedy agent's
+  choices (the first tile of a best move, in any order the rules allow); during a turn it
+  says how to complete the best move. Where ``place_points`` scores the turn ending now,
+  ``place_best`` looks ahead to the end of the turn (never further: not at the next
+  player's reply).
 - ``line_length`` (plane 0 rows, plane 1 columns): on a tile, the length of its line in that
   direction; on an empty cell, the length of the line a tile laid there would make (the
   tiles on both sides plus itself); 0 when the cell, counted as a tile, would have no
@@ -149,9 +159,12 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
   closed. 0 on empty cells.
 - ``cell_kinds``: on each empty cell next to a tile, how many of the 36 tile kinds may be laid
   there alone (the same test); 0 elsewhere. A cell where no kind fits is a dead cell.
-- All are computed from the ``board`` planes (this turn's tiles included), ``bag_size``,
-  ``hand_sizes`` and the mask, by one compiled kernel over the laid area, so both engines give
-  the same features. The batched games compute them too: ``VectorGames("qwirkle_v0",
+- All but ``place_best`` are computed from the ``board`` planes (this turn's tiles
+  included), ``bag_size``, ``hand_sizes`` and the mask, by one compiled kernel over the laid
+  area, so both engines give the same features. ``place_best`` is a search that lays the
+  observer's own tiles (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the compiled
+  engine's masks, or from the reference engine's move generator; both tested against a
+  search through the game model). The batched games compute them too: ``VectorGames("qwirkle_v0",
   features=True)`` stays on the compiled batch, whose observations with features equal the
   feature model's (tested). Their cost on the compiled engine (``python
   benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64``: 7,751 positions
@@ -230,6 +243,10 @@ Version history
 - v0, ``features`` option: ``features=True`` appends the *Features* fields (``place_legal``,
   ``place_points``, ``line_length``, ``line_open``, ``cell_kinds``, ``turn_points``); the
   default observation is unchanged.
+- v0, ``features`` option, second revision: ``place_best`` appended after ``turn_points``
+  (the observation with features grows from 47,282 to 56,408 entries; the fields before it
+  keep their offsets). Policies trained on the first revision no longer load (a clear error
+  says so); the shipped ``ppo:pretrained/qwirkle_v0`` was retrained on the second.
 """
 
 from __future__ import annotations

@@ -48,6 +48,19 @@ def test_an_exported_policy_is_small_and_plays_like_its_checkpoint(tmp_path: Pat
         export.main([str(tmp_path / "nothing"), str(tmp_path / "x.pt")])
 
 
+def test_weights_that_no_longer_fit_the_observation_are_a_clear_error(tmp_path: Path) -> None:
+    """A policy trained on an observation that has changed since (here: the shipped Liniell
+    policy's config asked for the basic observation) names the file and the cause."""
+    state = load_checkpoint(checkpoint_path("pretrained/liniell_v0"))
+    state["config"] = {**state["config"], "env_kwargs": {"num_players": 2, "reward": "win"}}
+    stale = tmp_path / "stale.pt"
+    torch.save(state, stale)
+    with pytest.raises(ConfigError, match=r"stale\.pt'\)?'s weights do not fit .* retrain it"):
+        resolve_agent(f"ppo:{stale}", "liniell_v0", np.random.default_rng(0))
+    with pytest.raises(SystemExit):
+        evaluate.main([str(stale), "--games", "2", "--opponents", "random", "--workers", "0"])
+
+
 def test_an_unknown_shipped_policy_names_the_shipped_ones() -> None:
     with pytest.raises(ConfigError, match="no pretrained policy 'chess_v0'; shipped: "):
         resolve_agent("ppo:pretrained/chess_v0", "liniell_v0", np.random.default_rng(0))

@@ -78,7 +78,7 @@ def load_ppo_agent(
     path: str, env_name: str, rng: np.random.Generator, greedy: bool = True
 ) -> PPOAgent:
     """The policy of the checkpoint at ``path`` (run directory or file) for ``env_name``."""
-    cfg, net = network_from_checkpoint(load_checkpoint(path))
+    cfg, net = network_from_checkpoint(load_checkpoint(path), f"checkpoint {path!r}")
     if game_name(cfg.env) != game_name(env_name):
         raise ConfigError(f"checkpoint {path!r} was trained on {cfg.env!r}, not {env_name!r}")
     size = make_env(cfg.env, **cfg.env_kwargs).layout.size

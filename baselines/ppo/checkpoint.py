@@ -109,14 +109,27 @@ def make_network(cfg: PPOConfig) -> nn.Module:
         cfg.hidden_sizes,
         seed=cfg.seed,
         board_head_channels=cfg.board_head_channels,
+        action_features=cfg.action_features,
     )
 
 
-def network_from_checkpoint(state: dict[str, Any]) -> tuple[PPOConfig, nn.Module]:
-    """The config and the trained network stored in a loaded checkpoint."""
+def network_from_checkpoint(
+    state: dict[str, Any], source: str = "the checkpoint"
+) -> tuple[PPOConfig, nn.Module]:
+    """The config and the trained network stored in a loaded checkpoint (read from
+    ``source``, named in errors). A ConfigError when the network its config builds today
+    does not take its weights: the environment's observation changed since it was written."""
     cfg = config_from_dict(state["config"])
     net = make_network(cfg)
-    net.load_state_dict(state["model"])
+    try:
+        net.load_state_dict(state["model"])
+    except RuntimeError as exc:
+        raise ConfigError(
+            f"{source}'s weights do not fit the {cfg.network} network that {cfg.env} with "
+            f"env_kwargs {cfg.env_kwargs} needs in this version: the observation changed "
+            f"since it was trained (see the environment's version history); retrain it, or "
+            f"load it with the version that wrote it. torch said: {str(exc).splitlines()[-1]}"
+        ) from None
     net.eval()
     return cfg, net
 

@@ -164,6 +164,11 @@ class PPOConfig:
     """``conv`` only (``crop`` needs 0): also flatten a 1x1 convolution of the board features
     to this many planes into the trunk, so the value and the non-spatial action heads see where
     features are, not only their board-wide mean and max (0: pooling only)."""
+    action_features: bool = False
+    """Add to each action's logit a learned weighted sum of the observation fields that
+    describe that action (fields declared with an ``action_group``, such as Qwirkle's
+    ``place_points`` and ``place_best``), read in their own units; one weight per field,
+    starting at 0. Needs such fields (``env_kwargs: {features: true}``)."""
     hidden_sizes: list[int] = field(default_factory=lambda: [128, 128])
     """Widths of the MLP layers (the vector-field encoder and the trunk; the whole network for
     ``network: mlp``)."""

@@ -187,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{exc}; give a training run folder (where `tabletop-rl train` wrote "
             f"{CHECKPOINT_NAME}) or a checkpoint file",
         )
-    cfg, net = network_from_checkpoint(state)
+    try:
+        cfg, net = network_from_checkpoint(state, f"checkpoint {args.run_dir!r}")
+    except ConfigError as exc:
+        fail(parser.prog, str(exc))
     missing = [o for o in args.opponents if not agent_available(o, cfg.env)]
     if missing:
         parser.error(

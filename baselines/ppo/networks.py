@@ -29,6 +29,7 @@ from torch import nn
 from tabletop_rl.envs.core.observation import ObservationLayout
 from tabletop_rl.envs.errors import ConfigError
 
+from .action_features import ActionFeatures
 from .config import NETWORK_KINDS
 
 OUTSIDE_LOGIT = -1e9
@@ -65,6 +66,7 @@ class MLPActorCritic(nn.Module):
         num_actions: int,
         hidden_sizes: Sequence[int],
         gen: torch.Generator,
+        action_terms: ActionFeatures | None = None,
     ) -> None:
         super().__init__()
         self.register_buffer("scale", _input_scale(layout))
@@ -72,10 +74,11 @@ class MLPActorCritic(nn.Module):
         width = hidden_sizes[-1] if hidden_sizes else layout.size
         self.policy = _layer(nn.Linear(width, num_actions), gen, 0.01)
         self.value = _layer(nn.Linear(width, 1), gen, 1.0)
+        self.action_terms = action_terms
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs * self.scale)
-        return self.policy(h), self.value(h).squeeze(-1)
+        return _with_action_terms(self.policy(h), self.action_terms, obs), self.value(h).squeeze(-1)
 
 
 class ConvActorCritic(nn.Module):
@@ -89,9 +92,11 @@ class ConvActorCritic(nn.Module):
         hidden_sizes: Sequence[int],
         gen: torch.Generator,
         board_head_channels: int = 0,
+        action_terms: ActionFeatures | None = None,
     ) -> None:
         super().__init__()
         self.register_buffer("scale", _input_scale(layout))
+        self.action_terms = action_terms
         spatial = layout.spatial_fields()
         boards = {f.board for f in spatial}
         if len(boards) > 1:
@@ -184,7 +189,8 @@ class ConvActorCritic(nn.Module):
                 logits.append(head(cell).flatten(1))
             else:
                 logits.append(head(h))
-        return torch.cat(logits, dim=1), self.value(h).squeeze(-1)
+        policy = _with_action_terms(torch.cat(logits, dim=1), self.action_terms, obs)
+        return policy, self.value(h).squeeze(-1)
 
 
 class CropConvActorCritic(ConvActorCritic):
@@ -225,10 +231,13 @@ class CropConvActorCritic(ConvActorCritic):
         conv_channels: Sequence[int],
         hidden_sizes: Sequence[int],
         gen: torch.Generator,
+        action_terms: ActionFeatures | None = None,
     ) -> None:
         if not conv_channels:
             raise ConfigError("network 'crop' needs at least one conv layer (conv_channels)")
-        super().__init__(layout, action_layout, conv_channels, hidden_sizes, gen)
+        super().__init__(
+            layout, action_layout, conv_channels, hidden_sizes, gen, action_terms=action_terms
+        )
         if self.conv is None or self.board is None:
             raise ConfigError("network 'crop' needs spatial observation fields")
         self.margin = self.REACH + len(conv_channels)
@@ -374,7 +383,14 @@ class CropConvActorCritic(ConvActorCritic):
                 values.append(scored[shown].flatten())
         base = obs.new_full((batch, self.num_actions), OUTSIDE_LOGIT)
         logits = base.index_put((torch.cat(samples), torch.cat(columns)), torch.cat(values))
-        return logits, self.value(h).squeeze(-1)
+        return _with_action_terms(logits, self.action_terms, obs), self.value(h).squeeze(-1)
+
+
+def _with_action_terms(
+    logits: torch.Tensor, terms: ActionFeatures | None, obs: torch.Tensor
+) -> torch.Tensor:
+    """``logits`` plus the action-feature term (see :mod:`.action_features`), if any."""
+    return logits if terms is None else logits + terms(obs)
 
 
 def build_network(
@@ -386,18 +402,20 @@ def build_network(
     hidden_sizes: Sequence[int],
     seed: int,
     board_head_channels: int = 0,
+    action_features: bool = False,
 ) -> nn.Module:
     """The actor-critic named ``kind`` (one of ``config.NETWORK_KINDS``), initialised from
-    ``seed``."""
+    ``seed``; with ``action_features``, its logits get the :class:`ActionFeatures` term."""
     gen = torch.Generator().manual_seed(seed)
     total = sum(g.size for g in action_layout)
     if total != num_actions:
         raise ConfigError(f"action layout covers {total} actions, the game has {num_actions}")
+    terms = ActionFeatures(layout, action_layout) if action_features else None
     if kind == "mlp":
-        return MLPActorCritic(layout, num_actions, hidden_sizes, gen)
+        return MLPActorCritic(layout, num_actions, hidden_sizes, gen, terms)
     if kind == "conv":
         return ConvActorCritic(
-            layout, action_layout, conv_channels, hidden_sizes, gen, board_head_channels
+            layout, action_layout, conv_channels, hidden_sizes, gen, board_head_channels, terms
         )
     if kind == "crop":
         if board_head_channels:
@@ -405,5 +423,5 @@ def build_network(
                 "network 'crop' pools over the occupied cells only; board_head_channels must "
                 f"be 0, got {board_head_channels}"
             )
-        return CropConvActorCritic(layout, action_layout, conv_channels, hidden_sizes, gen)
+        return CropConvActorCritic(layout, action_layout, conv_channels, hidden_sizes, gen, terms)
     raise ConfigError(f"unknown network {kind!r}; allowed: {', '.join(map(repr, NETWORK_KINDS))}")

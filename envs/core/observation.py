@@ -43,6 +43,10 @@ class Field:
     spatial: bool = False
     channels_last: bool = False
     """Spatial fields only: the shape is ``(height, width, planes)``, entries cell by cell."""
+    action_group: str | None = None
+    """The action group whose actions this field describes, one entry per action in the
+    group's order (same shape), e.g. the points each placement would score; ``None`` for a
+    field that describes the position."""
 
     def __post_init__(self) -> None:
         if self.spatial and len(self.shape) != 3:

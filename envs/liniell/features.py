@@ -67,7 +67,16 @@ LAY_SHAPE = (WINDOW, WINDOW, 4)
 
 
 def _lay_field(name: str, description: str, low: float, high: float) -> Field:
-    return Field(name, LAY_SHAPE, description, low=low, high=high, spatial=True, channels_last=True)
+    return Field(
+        name,
+        LAY_SHAPE,
+        description,
+        low=low,
+        high=high,
+        spatial=True,
+        channels_last=True,
+        action_group="lay",
+    )
 
 
 LAY_FIELDS = (

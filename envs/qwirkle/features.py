@@ -82,6 +82,7 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 (HAND_SIZE, w, w),
                 "legal placements (slot, row, col); 0 off turn",
                 spatial=True,
+                action_group="place",
             ),
             Field(
                 "place_points",
@@ -89,6 +90,7 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 "turn's points if it ended after that placement",
                 high=float(MAX_TURN_POINTS),
                 spatial=True,
+                action_group="place",
             ),
             Field(
                 "line_length",
@@ -116,13 +118,15 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 (1,),
                 "points of ending the turn now if legal, else 0",
                 high=float(MAX_TURN_POINTS),
+                action_group="end_turn",
             ),
             Field(
                 "place_best",
                 (HAND_SIZE, w, w),
-                "most points of a whole turn that makes this placement next (greedy's value)",
+                "best whole turn's points after this placement",
                 high=float(MAX_TURN_POINTS),
                 spatial=True,
+                action_group="place",
             ),
         ),
         _write,

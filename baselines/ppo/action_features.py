@@ -1,0 +1,83 @@
+"""A policy term read straight off the observation fields that describe each action.
+
+Some feature fields score every action of a group: Qwirkle's ``place_points`` and
+``place_best`` (the points of a placement now, and of the best whole turn after it), its
+``turn_points`` (ending the turn), Liniell's ``lay_gain`` and ``lay_turn_margin``. Such a field
+is declared with ``action_group`` (:class:`~tabletop_rl.envs.core.observation.Field`): entry
+``i`` belongs to action ``i`` of that group. A network can read them through its encoder, but
+to prefer "the placement worth the most points" it then has to carry each hand slot's value
+through the shared convolution channels to the same slot's logit. :class:`ActionFeatures`
+adds the direct path, ``logit[a] += sum_f weight[f] * field_f[a]``: one learned weight per
+field, starting at 0 (so a fresh network's policy is unchanged), applied to the field in its
+own units (points, not scaled by the field's bound, so that a weight of 1 is one nat per
+point). The config option ``action_features: true`` switches it on.
+
+>>> import torch
+>>> from tabletop_rl.envs.core.observation import Field, ObservationLayout
+>>> layout = ObservationLayout((
+...     Field("board", (1, 2, 2), "cells", spatial=True),
+...     Field("gain", (1, 2, 2), "points per lay", high=9, spatial=True, action_group="lay"),
+... ))
+>>> actions = ObservationLayout((Field("lay", (1, 2, 2), "lay", spatial=True),
+...                              Field("skip", (1,), "skip")))
+>>> term = ActionFeatures(layout, actions)
+>>> with torch.no_grad():
+...     _ = term.weight.fill_(0.5)
+>>> term(torch.tensor([[1.0, 0.0, 0.0, 0.0, 4.0, 2.0, 0.0, 0.0]])).tolist()
+[[2.0, 1.0, 0.0, 0.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+from torch import nn
+
+from tabletop_rl.envs.core.observation import ObservationLayout
+from tabletop_rl.envs.errors import ConfigError
+
+
+class ActionFeatures(nn.Module):
+    """``(batch, num_actions)``: per action, the weighted sum of the fields describing it."""
+
+    def __init__(self, layout: ObservationLayout, action_layout: ObservationLayout) -> None:
+        super().__init__()
+        groups = {g.name: g for g in action_layout}
+        starts = list(itertools.accumulate((g.size for g in action_layout), initial=0))
+        offsets = dict(zip(groups, starts[:-1], strict=True))
+        self.num_actions = sum(g.size for g in action_layout)
+        # (observation start, action offset, size) of every field that describes actions
+        self.parts: list[tuple[int, int, int]] = []
+        for f in layout:
+            if f.action_group is None:
+                continue
+            group = groups.get(f.action_group)
+            if group is None:
+                raise ConfigError(
+                    f"observation field {f.name!r} describes action group {f.action_group!r}, "
+                    f"which the game does not have; its groups: {', '.join(groups)}"
+                )
+            if (f.shape, f.channels_last) != (group.shape, group.channels_last):
+                raise ConfigError(
+                    f"observation field {f.name!r} (shape {f.shape}) does not match its "
+                    f"action group {group.name!r} (shape {group.shape}) entry for entry"
+                )
+            self.parts.append((layout.slice(f.name).start, offsets[group.name], f.size))
+        if not self.parts:
+            raise ConfigError(
+                "action_features: true needs observation fields that describe actions (an "
+                "action_group); this observation has none: turn the game's features on "
+                "(env_kwargs: {features: true}) or set action_features: false"
+            )
+        self.weight = nn.Parameter(torch.zeros(len(self.parts)))
+        """One weight per field, in :attr:`parts` order."""
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        out = obs.new_zeros(obs.shape[0], self.num_actions)
+        for i, (start, offset, size) in enumerate(self.parts):
+            out[:, offset : offset + size] += self.weight[i] * obs[:, start : start + size]
+        return out
+
+
+__all__ = ["ActionFeatures"]

@@ -146,9 +146,10 @@ longest path), which the `routes` planes show only for the position as it is; th
 fields give every legal lay's consequence, the numbers the greedy agent reads from the rules
 engine. They follow the lay action group: shape (7, 7, 4) (window row, window column,
 rotation; `channels_last`, over the window of the `tiles` planes), entry `4 * cell +
-rotation` for lay action `4 * cell + rotation`. They are 0 for illegal lays, outside the lay
-step and when the observer is not the player to act. No feature depends on the hidden stack
-order. Both engines give the same values.
+rotation` for lay action `4 * cell + rotation` (each declares the `lay` group as its
+`action_group`, which `action_features: true` in a PPO config reads). They are 0 for
+illegal lays, outside the lay step and when the observer is not the player to act. No
+feature depends on the hidden stack order. Both engines give the same values.
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|

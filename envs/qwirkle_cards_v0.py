@@ -182,6 +182,9 @@ line when no copy of it lies on that table.
   action is taken: the Qwirkles the next player is expected to be able to complete. Playing a
   card adds it to the table (or pays a Qwirkle's card), taking a Qwirkle removes its six
   cards, ending the turn and the redraw leave the table as it is.
+- Both per-action fields are in action order (entry `a` for action `a`, the one action
+  group `action` named as their `action_group`, which `action_features: true` in a PPO
+  config reads).
 - `action_own_lines`: for each legal action, the lines with `line_short` 0 once the action is
   taken (the lines the observer keeps the cards to complete; 0 for the redraw, which returns
   the hand to the pile).

@@ -86,12 +86,14 @@ FIELDS = (
         (NUM_ACTIONS,),
         "per legal action: next player's expected completable lines after it",
         high=float(NUM_LINES),
+        action_group="action",
     ),
     Field(
         "action_own_lines",
         (NUM_ACTIONS,),
         "per legal action: lines the observer's kept cards complete after it",
         high=float(NUM_LINES),
+        action_group="action",
     ),
 )
 """The feature fields, appended to the base observation in this order."""

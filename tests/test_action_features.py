@@ -15,12 +15,22 @@ from tabletop_rl.envs.core.conformance import random_positions  # noqa: E402
 from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
+GAMES = {
+    # game: (the fields the term reads, the field that names the best choice, its group)
+    "qwirkle_v0": (["place_legal", "place_points", "turn_points", "place_best"], "place_best"),
+    "liniell_v0": (
+        ["lay_legal", "lay_gain", "lay_opponent_gain", "lay_turn_margin", "lay_join"],
+        "lay_turn_margin",
+    ),
+    "qwirkle_cards_v0": (["action_next_qwirkles", "action_own_lines"], "action_own_lines"),
+}
 
-@pytest.fixture(scope="module")
-def qwirkle() -> tuple[object, np.ndarray, np.ndarray]:
-    env = make_env("qwirkle_v0", num_players=2, features=True)
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def played(request: pytest.FixtureRequest) -> tuple[str, object, np.ndarray, np.ndarray]:
+    env = make_env(request.param, num_players=2, features=True)
     obs, masks = random_positions(env, 1, 5)
-    return env.unwrapped, obs, masks
+    return request.param, env.unwrapped, obs[:60], masks[:60]
 
 
 def _net(raw: object, kind: str, action_features: bool) -> torch.nn.Module:
@@ -37,32 +47,41 @@ def _net(raw: object, kind: str, action_features: bool) -> torch.nn.Module:
 
 
 @pytest.mark.parametrize("kind", ["mlp", "conv", "crop"])
-def test_a_fresh_term_changes_nothing_and_a_heavy_one_plays_the_best_turn(
-    qwirkle: tuple[object, np.ndarray, np.ndarray], kind: str
+def test_a_fresh_term_changes_nothing_and_a_heavy_one_follows_its_field(
+    played: tuple[str, object, np.ndarray, np.ndarray], kind: str
 ) -> None:
-    """The term starts at 0 (same policy as without it); with a large weight on
-    ``place_best`` the most probable legal placement is one of the best whole turn."""
-    raw, obs, masks = qwirkle
-    x = torch.as_tensor(obs[:40])
+    """The term starts at 0 (same policy as without it); with a large weight on one field
+    (Qwirkle's ``place_best``, Liniell's ``lay_turn_margin``, Qwirkle Cards'
+    ``action_own_lines``) the most probable legal action of its group is one where that
+    field is largest: the term reads each entry for its own action."""
+    game, raw, obs, masks = played
+    if kind != "mlp" and game == "qwirkle_cards_v0":
+        kind = "mlp"  # no board planes for a convolution: the MLP is its network
+    names, leading = GAMES[game]
+    x = torch.as_tensor(obs)
     plain, with_term = _net(raw, kind, False), _net(raw, kind, True)
     with torch.no_grad():
         torch.testing.assert_close(with_term(x)[0], plain(x)[0])
         torch.testing.assert_close(with_term(x)[1], plain(x)[1])
-        terms = with_term.action_terms
-        names = [f.name for f in raw.layout if f.action_group]  # type: ignore[attr-defined]
-        assert names == ["place_legal", "place_points", "turn_points", "place_best"]
-        terms.weight[names.index("place_best")] = 100.0
+        assert [f.name for f in raw.layout if f.action_group] == names  # type: ignore[attr-defined]
+        with_term.action_terms.weight[names.index(leading)] = 1000.0
         logits = with_term(x)[0].numpy()
-    end = raw.model.codec.end  # type: ignore[attr-defined]
-    at = raw.layout.slice("place_best")  # type: ignore[attr-defined]
-    best = obs[:40, at]
+    field = next(f for f in raw.layout if f.name == leading)  # type: ignore[attr-defined]
+    group = next(g for g in raw.action_layout() if g.name == field.action_group)  # type: ignore[attr-defined]
+    start = 0
+    for g in raw.action_layout():  # type: ignore[attr-defined]
+        if g.name == group.name:
+            break
+        start += g.size
+    values = obs[:, raw.layout.slice(leading)]  # type: ignore[attr-defined]
     checked = 0
-    for i in range(40):
-        legal = np.flatnonzero(masks[i][:end])
-        if legal.size and not masks[i][end]:  # a turn's start: only placements to choose
-            choice = legal[np.argmax(logits[i][legal])]
-            assert best[i, choice] == best[i, legal].max()
-            checked += 1
+    for i in range(len(obs)):
+        legal = np.flatnonzero(masks[i][start : start + group.size])
+        if legal.size < 2 or values[i, legal].max() == values[i, legal].min():
+            continue
+        choice = legal[np.argmax(logits[i][start + legal])]
+        assert values[i, choice] == values[i, legal].max()
+        checked += 1
     assert checked > 0
 
 

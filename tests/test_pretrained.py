@@ -49,14 +49,14 @@ def test_an_exported_policy_is_small_and_plays_like_its_checkpoint(tmp_path: Pat
 
 
 def test_weights_that_no_longer_fit_the_observation_are_a_clear_error(tmp_path: Path) -> None:
-    """A policy trained on an observation that has changed since (here: the shipped Liniell
-    policy's config asked for the basic observation) names the file and the cause."""
-    state = load_checkpoint(checkpoint_path("pretrained/liniell_v0"))
-    state["config"] = {**state["config"], "env_kwargs": {"num_players": 2, "reward": "win"}}
+    """A policy trained on an observation that has changed since (here: the shipped Qwirkle
+    Cards policy's config asked for the basic observation) names the file and the cause."""
+    state = load_checkpoint(checkpoint_path("pretrained/qwirkle_cards_v0"))
+    state["config"] = {**state["config"], "env_kwargs": {"num_players": 2, "reward": "score"}}
     stale = tmp_path / "stale.pt"
     torch.save(state, stale)
     with pytest.raises(ConfigError, match=r"stale\.pt'\)?'s weights do not fit .* retrain it"):
-        resolve_agent(f"ppo:{stale}", "liniell_v0", np.random.default_rng(0))
+        resolve_agent(f"ppo:{stale}", "qwirkle_cards_v0", np.random.default_rng(0))
     with pytest.raises(SystemExit):
         evaluate.main([str(stale), "--games", "2", "--opponents", "random", "--workers", "0"])
 

@@ -164,15 +164,15 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
   area, so both engines give the same features. ``place_best`` is a search that lays the
   observer's own tiles (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the compiled
   engine's masks, or from the reference engine's move generator; both tested against a
-  search through the game model). The batched games compute them too: ``VectorGames("qwirkle_v0",
-  features=True)`` stays on the compiled batch, whose observations with features equal the
-  feature model's (tested). Their cost on the compiled engine (``python
+  search through the game model). The batched games compute them too:
+  ``VectorGames("qwirkle_v0", features=True)`` stays on the compiled batch, whose observations
+  with features equal the feature model's (tested). Their cost on the compiled engine (``python
   benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64``: 7,751 positions
   of random games, CPU time, best of 5 rounds, on the shared 2-core machine): per
-  observation, the base ``observe`` 4.4 us, the legal mask the features read 3.1 us, the
-  feature kernel 16.0 us, ``observe`` with features 41.3 us in all (the rest is the feature
-  model's plumbing and the zeroing of the 25,858 added entries); per game step of a batch of
-  64 games, 5.1 us without features and 37.7 us with them.
+  observation, the base ``observe`` 4.5 us, the legal mask the features read 3.2 us, the
+  feature writer 72.3 us (of which the ``place_best`` search about 56: 16.0 us before it),
+  ``observe`` with features 92.0 us in all; per game step of a batch of 64 games, 3.0 us
+  without features and 95.0 us with them (37.7 us before ``place_best``).
 - ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
   ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 

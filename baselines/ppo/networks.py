@@ -10,7 +10,9 @@ design), so the trunk sees each cell, e.g. the lines of the tile just laid. Spat
 groups — shape ``(C, H, W)`` over the same window — are scored per
 cell by a 1x1 convolution over the board features conditioned on the trunk output, so the
 policy is translation-equivariant over the board. :class:`MLPActorCritic` is one MLP over
-the whole flat observation. Inputs are scaled by each field's declared bound.
+the whole flat observation. Inputs are scaled by each field's declared bound. With
+``action_features`` (``build_network``), every kind's logits also get the direct term of
+:mod:`.action_features`: a learned weighted sum of the fields that describe each action.
 
 Both return ``(logits, value)`` for a batch of flat observations; logits follow the flat
 action index (``env.action_layout()`` order, each spatial group in its declared order: C-order

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.qwirkle import CENTRE, first_turn_moves, legal_moves
 from tabletop_rl.envs.qwirkle.actions import Exchange, Pass, Place
 from tabletop_rl.envs.qwirkle.tiles import COLOUR_MASKS, SHAPE_MASKS, Tile
 from tabletop_rl.envs.qwirkle_v0 import QwirkleView
@@ -77,20 +76,11 @@ class QwirkleGreedyAgent(SeededAgent):
     # ---------------------------------------------------------- planning
     def best_moves(self, view: QwirkleView) -> tuple[int, list[tuple]]:
         """The highest score this turn and every visible move reaching it."""
-        if view.first_turn:
-            moves = first_turn_moves(view.hand, CENTRE)
-            scores = [len(m) + (6 if len(m) == 6 else 0) for m in moves]
-        else:
-            moves = [
-                m
-                for m in legal_moves(view.board, view.hand)
-                if all(view.window_cell(r, c) is not None for r, c, _ in m)
-            ]
-            scores = [view.board.points(m) for m in moves]
-        if not moves:
+        scored = view.scored_moves()
+        if not scored:
             return 0, []
-        best = max(scores)
-        return best, [m for m, s in zip(moves, scores, strict=True) if s == best]
+        best = max(s for _, s in scored)
+        return best, [m for m, s in scored if s == best]
 
     def turn_actions(self, view: QwirkleView) -> list[int]:
         """The whole greedy turn of the viewer (to act at a turn's start) as sub-actions."""

@@ -42,10 +42,9 @@ import numpy as np
 from numba import njit
 
 from . import compiled_kernels as K
-from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH
-from .game import CENTRE, END_BONUS
+from .actions import Place
+from .game import END_BONUS
 from .model import QwirkleView
-from .moves import first_turn_moves, legal_moves
 
 MAX_OPTIONS = 4 * K.HAND
 """Placements that may extend a turn's tiles, at most: the two ends of the row and of the
@@ -131,38 +130,26 @@ def best_turn_points(
 
 def view_best_turn_points(view: QwirkleView, mask: np.ndarray, out: np.ndarray) -> None:
     """:func:`best_turn_points` from the reference engine's move generator, as the greedy
-    agent plans: every legal move of the player to act (the start row's choices on the first
-    turn; moves whose cells all lie in the window), scored by the board (plus the end bonus
-    when it empties the hand with the bag empty); each move that holds the tiles laid so far
+    agent plans: every legal move of the player to act with its points
+    (:meth:`QwirkleView.scored_moves`, plus the end bonus when it empties the hand with the
+    bag empty); each move that holds the tiles laid so far
     this turn gives its points to every placement of one of its other tiles that ``mask``
     allows, and each placement keeps the most. ``view`` is the public view of the player to
     act."""
-    w = view.window
-    r0, c0 = view.window_origin
     hand = view.hand
     used = {slot for _, _, slot in view.laid_this_turn}
     laid = {(r, c, hand[slot]) for r, c, slot in view.laid_this_turn}
-    if view.first_turn:
-        moves = first_turn_moves(hand, CENTRE)
-        scores = [len(m) + (QWIRKLE_BONUS if len(m) == QWIRKLE_LENGTH else 0) for m in moves]
-    else:
-        moves = [
-            m
-            for m in legal_moves(view.board, hand)
-            if all(view.window_cell(r, c) is not None for r, c, _ in m)
-        ]
-        scores = [view.board.points(m) for m in moves]
-    for move, points in zip(moves, scores, strict=True):
+    for move, points in view.scored_moves():
         if not laid <= set(move):
             continue
         if view.bag_size == 0 and len(move) == len(hand):
             points += END_BONUS
         for r, c, tile in move:
-            if (r, c, tile) in laid:
+            cell = view.window_cell(r, c)
+            if (r, c, tile) in laid or cell is None:
                 continue
-            cell = (r - r0) * w + (c - c0)
             for slot, held in enumerate(hand):
-                action = slot * w * w + cell
+                action = view.codec.encode(Place(slot, *cell))
                 if held == tile and slot not in used and mask[action]:
                     out[action] = max(out[action], points)
 

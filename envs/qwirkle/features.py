@@ -12,8 +12,8 @@ The features but one are computed by one compiled kernel from the base observati
 the reference engine, whose base observations are equal, give equal features. The one is
 ``place_best``, greedy's value of each placement (the most points of a whole turn that makes
 it next): a search that lays the observer's tiles (:mod:`.best_turns`; the compiled search on
-the compiled engine, the same search through the game-model interface on the reference one,
-tested equal). The points follow
+the compiled engine, the reference engine's move generator on the reference one; both tested
+against a search through the game-model interface). The points follow
 from the geometry: a placement the mask allows is legal, so what it scores depends only on
 the lengths of the lines it builds, not on the tile:
 

@@ -20,9 +20,9 @@ from ..core.observation import Field, ObservationLayout
 from ..core.symmetry import Symmetries, dihedral_symmetries
 from ..errors import ConfigError
 from .actions import QwirkleAction, QwirkleCodec
-from .board import Board, Cell
+from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH, Board, Cell, Move
 from .game import CENTRE, GameState, TurnKind
-from .moves import extensions, largest_sets, legal_moves
+from .moves import extensions, first_turn_moves, largest_sets, legal_moves
 from .tiles import (
     COPIES,
     HAND_SIZE,
@@ -129,6 +129,21 @@ class QwirkleView:
         if 0 <= r < self.window and 0 <= c < self.window:
             return r, c
         return None
+
+    def scored_moves(self) -> list[tuple[Move, int]]:
+        """Every legal move of the viewer's hand this turn whose cells all lie in the window,
+        with the points the board gives it (end bonus not included): on the first turn the
+        start row's choices, each scoring its length (12 for a Qwirkle of 6)."""
+        if self.first_turn:
+            return [
+                (m, len(m) + (QWIRKLE_BONUS if len(m) == QWIRKLE_LENGTH else 0))
+                for m in first_turn_moves(self.hand, CENTRE)
+            ]
+        return [
+            (m, self.board.points(m))
+            for m in legal_moves(self.board, self.hand)
+            if all(self.window_cell(r, c) is not None for r, c, _ in m)
+        ]
 
 
 @dataclass

@@ -381,10 +381,9 @@ def train_ppo() -> list[Cell]:
         The shipped configs start the learner from a scripted teacher (kickstarting: a
         distillation loss towards the `heuristic` agent's best actions, annealed away) and give
         it the observation features; a full run takes 10 minutes on an idle 2-core machine. The
-        defaults below train
-        far less than that, enough to run the whole pipeline: start a full run with
-        `tabletop-rl train`, then set `train_now = False` and `run_dir` to its folder to plot,
-        evaluate and watch it here. The policy of each game's full run ships with the
+        defaults below train far less than that, enough to run the whole pipeline: start a full
+        run with `tabletop-rl train`, then set `train_now = False` and `run_dir` to its folder
+        to plot, evaluate and watch it here. The policy of each game's full run ships with the
         package: the last section plays it.
         """),
         parameters("""

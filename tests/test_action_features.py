@@ -16,7 +16,7 @@ from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: 
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 GAMES = {
-    # game: (the fields the term reads, the field that names the best choice, its group)
+    # game: (the fields the term reads, the field that names the best choice)
     "qwirkle_v0": (["place_legal", "place_points", "turn_points", "place_best"], "place_best"),
     "liniell_v0": (
         ["lay_legal", "lay_gain", "lay_opponent_gain", "lay_turn_margin", "lay_join"],
@@ -67,16 +67,12 @@ def test_a_fresh_term_changes_nothing_and_a_heavy_one_follows_its_field(
         with_term.action_terms.weight[names.index(leading)] = 1000.0
         logits = with_term(x)[0].numpy()
     field = next(f for f in raw.layout if f.name == leading)  # type: ignore[attr-defined]
-    group = next(g for g in raw.action_layout() if g.name == field.action_group)  # type: ignore[attr-defined]
-    start = 0
-    for g in raw.action_layout():  # type: ignore[attr-defined]
-        if g.name == group.name:
-            break
-        start += g.size
+    group = raw.action_layout().slice(field.action_group)  # type: ignore[attr-defined]
+    start, size = group.start, group.stop - group.start
     values = obs[:, raw.layout.slice(leading)]  # type: ignore[attr-defined]
     checked = 0
     for i in range(len(obs)):
-        legal = np.flatnonzero(masks[i][start : start + group.size])
+        legal = np.flatnonzero(masks[i][start : start + size])
         if legal.size < 2 or values[i, legal].max() == values[i, legal].min():
             continue
         choice = legal[np.argmax(logits[i][start + legal])]

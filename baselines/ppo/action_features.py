@@ -35,8 +35,6 @@ reach a few nats per point, enough to choose the best of two placements a few po
 
 from __future__ import annotations
 
-import itertools
-
 import torch
 from torch import nn
 
@@ -54,9 +52,7 @@ class ActionFeatures(nn.Module):
     def __init__(self, layout: ObservationLayout, action_layout: ObservationLayout) -> None:
         super().__init__()
         groups = {g.name: g for g in action_layout}
-        starts = list(itertools.accumulate((g.size for g in action_layout), initial=0))
-        offsets = dict(zip(groups, starts[:-1], strict=True))
-        self.num_actions = sum(g.size for g in action_layout)
+        self.num_actions = action_layout.size
         # (observation start, action offset, size) of every field that describes actions
         self.parts: list[tuple[int, int, int]] = []
         for f in layout:
@@ -73,7 +69,9 @@ class ActionFeatures(nn.Module):
                     f"observation field {f.name!r} (shape {f.shape}) does not match its "
                     f"action group {group.name!r} (shape {group.shape}) entry for entry"
                 )
-            self.parts.append((layout.slice(f.name).start, offsets[group.name], f.size))
+            self.parts.append(
+                (layout.slice(f.name).start, action_layout.slice(group.name).start, f.size)
+            )
         if not self.parts:
             raise ConfigError(
                 "action_features: true needs observation fields that describe actions (an "

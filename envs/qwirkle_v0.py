@@ -109,7 +109,7 @@ Features
 --------
 ``raw_env(features=True)`` appends fields that the rules engine knows and a network would
 otherwise have to rediscover (:mod:`tabletop_rl.envs.qwirkle.features`). The observation grows
-to 56,408 entries at the default window; ``env.layout.decode`` names the new fields too:
+to 65,535 entries at the default window; ``env.layout.decode`` names the new fields too:
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|
@@ -120,15 +120,18 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
 | `cell_kinds` | (1, 39, 39) | 45760 | [0, 36] | tile kinds that fit an empty cell next to tiles |
 | `turn_points` | (1,) | 47281 | [0, 90] | points of ending the turn now if legal, else 0 |
 | `place_best` | (6, 39, 39) | 47282 | [0, 90] | best whole turn's points after this placement |
+| `place_net` | (6, 39, 39) | 56408 | [-84, 90] | best whole turn's points less those it hands on |
+| `turn_net` | (1,) | 65534 | [-84, 90] | ending the turn now: points less those handed on |
 
 - Every spatial field lies over the ``board`` window's cells; ``place_legal``,
-  ``place_points`` and ``place_best`` are in the placement actions' order (plane ``slot``,
-  row, column: entry ``slot * C + row * W + col`` belongs to action ``slot * C + row * W +
-  col``), and ``turn_points`` belongs to the end-turn action: each declares that action
-  group (``Field.action_group``), which ``action_features: true`` in a PPO config reads.
+  ``place_points``, ``place_best`` and ``place_net`` are in the placement actions' order
+  (plane ``slot``, row, column: entry ``slot * C + row * W + col`` belongs to action ``slot *
+  C + row * W + col``), and ``turn_points`` and ``turn_net`` belong to the end-turn action:
+  each declares that action group (``Field.action_group``), which ``action_features: true``
+  in a PPO config reads.
 - ``place_legal``: the placement part of the observer's action mask; all zeros when the
-  observer is not the player to act (so are ``place_points``, ``turn_points`` and
-  ``place_best``).
+  observer is not the player to act (so are ``place_points``, ``turn_points``,
+  ``place_best``, ``place_net`` and ``turn_net``).
 - ``place_points``: for each legal placement, the points the turn would score if it ended
   right after that tile: the tiles laid so far this turn plus this one scored as one move
   (main line, cross lines, 6 more per Qwirkle), plus the 6-point end bonus when the tile
@@ -147,6 +150,19 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
   says how to complete the best move. Where ``place_points`` scores the turn ending now,
   ``place_best`` looks ahead to the end of the turn (never further: not at the next
   player's reply).
+- ``place_net``: for each legal placement, the most, over the whole turns that make it next
+  (as for ``place_best``), of the turn's points less the points it *hands on*: the expected
+  points the next player gets by completing a line of five that the turn leaves (seed 001's
+  tip: "Sei vorsichtig mit Reihen aus 5 Steinen"). Each line of five through a tile of the
+  turn (counted once) whose missing tile kind may be laid alone on one of its two ends hands
+  on 12 (the Qwirkle of 6) times the probability that the next player's hand holds a copy of
+  that kind: a hand of the next player's size drawn from the tiles the observer cannot see
+  (the ``unseen`` counts: bag and other hands). No unseen copy, nothing handed on; a turn
+  that ends the game hands on nothing. The turn that maximises ``place_net`` need not be the
+  one that maximises ``place_best``. At least -84 (seven lines of five, each surely
+  completed, and no points: never reached).
+- ``turn_net``: the same for ending the turn now (``turn_points`` less what the laid tiles
+  hand on) when the mask allows it; 0 otherwise.
 - ``line_length`` (plane 0 rows, plane 1 columns): on a tile, the length of its line in that
   direction; on an empty cell, the length of the line a tile laid there would make (the
   tiles on both sides plus itself); 0 when the cell, counted as a tile, would have no
@@ -159,20 +175,20 @@ to 56,408 entries at the default window; ``env.layout.decode`` names the new fie
   closed. 0 on empty cells.
 - ``cell_kinds``: on each empty cell next to a tile, how many of the 36 tile kinds may be laid
   there alone (the same test); 0 elsewhere. A cell where no kind fits is a dead cell.
-- All but ``place_best`` are computed from the ``board`` planes (this turn's tiles
-  included), ``bag_size``, ``hand_sizes`` and the mask, by one compiled kernel over the laid
-  area, so both engines give the same features. ``place_best`` is a search that lays the
-  observer's own tiles (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the compiled
-  engine's masks, or from the reference engine's move generator; both tested against a
-  search through the game model). The batched games compute them too:
-  ``VectorGames("qwirkle_v0", features=True)`` stays on the compiled batch, whose observations
-  with features equal the feature model's (tested). Their cost on the compiled engine (``python
-  benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64``: 7,751 positions
-  of random games, CPU time, best of 5 rounds, on the shared 2-core machine): per
-  observation, the base ``observe`` 4.5 us, the legal mask the features read 3.2 us, the
-  feature writer 72.3 us (of which the ``place_best`` search about 56: 16.0 us before it),
-  ``observe`` with features 92.0 us in all; per game step of a batch of 64 games, 3.0 us
-  without features and 95.0 us with them (37.7 us before ``place_best``).
+- All but ``place_best``, ``place_net`` and ``turn_net`` are computed from the ``board`` planes
+  (this turn's tiles included), ``bag_size``, ``hand_sizes`` and the mask, by one compiled kernel
+  over the laid area, so both engines give the same features. The other three come from one search
+  that lays the observer's own tiles (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the
+  compiled engine's masks, or from the reference engine's move generator; both tested against a
+  search through the game model). The batched games compute them too: ``VectorGames("qwirkle_v0",
+  features=True)`` stays on the compiled batch, whose observations with features equal the feature
+  model's (tested). Their cost on the compiled engine (``python
+  benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64``: 7,751 positions of
+  random games, CPU time, best of 5 rounds, on the shared 2-core machine): per observation, the
+  base ``observe`` 4.5 us, the legal mask the features read 3.2 us, the feature writer 72.3 us (of
+  which the ``place_best`` search about 56: 16.0 us before it), ``observe`` with features 92.0 us
+  in all; per game step of a batch of 64 games, 3.0 us without features and 95.0 us with them
+  (37.7 us before ``place_best``).
 - ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
   ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 
@@ -247,6 +263,10 @@ Version history
   (the observation with features grows from 47,282 to 56,408 entries; the fields before it
   keep their offsets). Policies trained on the first revision no longer load (a clear error
   says so); the shipped ``ppo:pretrained/qwirkle_v0`` was retrained on the second.
+- v0, ``features`` option, third revision: ``place_net`` and ``turn_net`` appended after
+  ``place_best`` (65,535 entries; the fields before them keep their offsets). Policies trained
+  on the second revision no longer load; the shipped ``ppo:pretrained/qwirkle_v0`` was
+  retrained on the third.
 """
 
 from __future__ import annotations

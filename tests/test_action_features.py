@@ -17,7 +17,10 @@ from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 GAMES = {
     # game: (the fields the term reads, the field that names the best choice)
-    "qwirkle_v0": (["place_legal", "place_points", "turn_points", "place_best"], "place_best"),
+    "qwirkle_v0": (
+        ["place_legal", "place_points", "turn_points", "place_best", "place_net", "turn_net"],
+        "place_best",
+    ),
     "liniell_v0": (
         ["lay_legal", "lay_gain", "lay_opponent_gain", "lay_turn_margin", "lay_join"],
         "lay_turn_margin",

@@ -9,6 +9,7 @@ compiled engine's features against the reference engine's.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -175,6 +176,122 @@ def test_place_best_is_the_best_whole_turn_after_each_placement() -> None:
                 checked[kind] += 1
                 checked["end bonus"] += view.bag_size == 0 and max(expected.values()) > 0
     assert all(n > 0 for n in checked.values()), checked
+
+
+def greedy_positions(model: FeatureModel, seed: int, every: int) -> Iterator[Any]:
+    """Every ``every``-th position of a game that the greedy agent plays (a random legal
+    action one step in five), to its end: greedy play builds the long lines that random play
+    rarely does."""
+    rng = np.random.default_rng(seed)
+    agent = QwirkleGreedyAgent(np.random.default_rng(seed))
+    state = model.new_state(rng)
+    steps = 0
+    while not model.is_over(state):
+        if steps % every == 0:
+            yield state
+        mask = model.legal_mask(state)
+        view = model.public_view(state, model.current_player(state))
+        if rng.random() < 0.2:
+            action = int(rng.choice(np.flatnonzero(mask)))
+        else:
+            action = agent.act({"action_mask": mask}, view)
+        model.step(state, action)
+        steps += 1
+
+
+def handed_on(model: FeatureModel, state: Any) -> float:
+    """What ending the turn now hands the next player, counted on the board after the turn:
+    each line of five through a tile laid this turn whose missing kind the rules let the next
+    player lay on one of its ends, 12 times the chance that a hand of the next player's size,
+    drawn from the tiles the player to act cannot see, holds a copy of that kind."""
+    player = model.current_player(state)
+    view = model.public_view(state, player)
+    if view.bag_size == 0 and len(view.laid_this_turn) == len(view.hand):
+        return 0.0  # the game ends
+    after = model.copy(state)
+    model.step(after, model.codec.end)
+    board = model.public_view(after, player).board
+    tiles = board.tiles
+    total_unseen = sum(view.unseen)
+    hand = view.hand_sizes[(player + 1) % len(view.hand_sizes)]
+    counted: set[frozenset[tuple[int, int]]] = set()
+    handed = 0.0
+    for r, c, _ in view.laid_this_turn:
+        for dr, dc in ((0, 1), (1, 0)):
+            cells = [(r, c)]
+            ends = []
+            for sign in (-1, 1):
+                rr, cc = r + sign * dr, c + sign * dc
+                while (rr, cc) in tiles:
+                    cells.append((rr, cc))
+                    rr, cc = rr + sign * dr, cc + sign * dc
+                ends.append((rr, cc))
+            if len(cells) != 5 or frozenset(cells) in counted:
+                continue
+            counted.add(frozenset(cells))
+            line = [tiles[cell] for cell in cells]
+            for kind in range(36):
+                if kind in line or not (
+                    len({t // 6 for t in [*line, kind]}) == 1
+                    or len({t % 6 for t in [*line, kind]}) == 1
+                ):
+                    continue
+                if any(board.is_legal([(er, ec, kind)]) for er, ec in ends):
+                    unseen = view.unseen[kind]
+                    none = comb(total_unseen - unseen, hand) / comb(total_unseen, hand)
+                    handed += 12 * (1 - none)
+    return handed
+
+
+def searched_net_points(model: FeatureModel, state: Any) -> tuple[dict[int, float], float]:
+    """Brute force through the game-model interface: for each legal placement, the most of a
+    whole turn's points less :func:`handed_on` over every way to go on with the turn; and the
+    same for ending the turn now (0 when it may not end)."""
+    end = model.codec.end
+    player = model.current_player(state)
+    before = model.scores(state)[player]
+
+    def after(st: Any, action: int) -> Any:
+        st = model.copy(st)
+        model.step(st, action)
+        return st
+
+    def ending(st: Any) -> float:
+        return model.scores(after(st, end))[player] - before - handed_on(model, st)
+
+    def best(st: Any) -> float:
+        mask = model.legal_mask(st)
+        value = ending(st) if mask[end] else -np.inf
+        for action in np.flatnonzero(mask[:end]):
+            value = max(value, best(after(st, int(action))))
+        return value
+
+    legal = np.flatnonzero(model.legal_mask(state)[:end])
+    now = ending(state) if model.legal_mask(state)[end] else 0.0
+    return {int(a): best(after(state, int(a))) for a in legal}, now
+
+
+def test_place_net_is_the_best_turn_less_the_qwirkles_it_hands_on() -> None:
+    """``place_net`` and ``turn_net`` against a search through the game-model interface that
+    counts the lines of five on the board after each possible turn, on both engines, in
+    games the greedy agent plays (which leave lines of five)."""
+    checked = {"positions": 0, "handed on": 0, "end now": 0}
+    for engine in ("compiled", "reference"):
+        model = feature_model(engine=engine)
+        for seed in range(2):
+            for state in greedy_positions(model, 30 + seed, every=7):
+                views = to_act_views(model, state)
+                net = views["place_net"].reshape(-1)
+                expected, now = searched_net_points(model, state)
+                actions = np.array(sorted(expected), dtype=np.int64)
+                assert not np.delete(net, actions).any()
+                np.testing.assert_allclose(net[actions], [expected[a] for a in actions], atol=1e-4)
+                assert views["turn_net"][0] == pytest.approx(now, abs=1e-4)
+                checked["positions"] += 1
+                best = views["place_best"].reshape(-1)[actions]
+                checked["handed on"] += bool((net[actions] < best - 1e-4).any())
+                checked["end now"] += bool(now)
+    assert checked["handed on"] >= 4 and checked["end now"] >= 4, checked
 
 
 def test_place_legal_is_the_mask_and_only_the_player_to_act_sees_moves() -> None:

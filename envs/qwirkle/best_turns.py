@@ -38,13 +38,17 @@ Two implementations give the same numbers:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numba import njit
 
 from . import compiled_kernels as K
 from .actions import Place
+from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH, Cell, Move, line_fits, run_tiles
 from .game import END_BONUS
 from .model import QwirkleView
+from .tiles import NUM_KINDS, NUM_SHAPES, Tile
 
 MAX_OPTIONS = 4 * K.HAND
 """Placements that may extend a turn's tiles, at most: the two ends of the row and of the
@@ -92,24 +96,136 @@ def _options(
 
 
 @njit(cache=True)
+def hold_probabilities(unseen: np.ndarray, hand: int) -> np.ndarray:
+    """Per tile kind, the probability that a hand of ``hand`` tiles, drawn from the tiles
+    the viewer cannot see (``unseen[kind]`` copies of each kind), holds at least one copy of
+    it (hypergeometric). Rounded to ``float32``, so that sums of a few of them are exact in
+    ``float64`` whatever their order (both implementations below add them in their own).
+
+    >>> unseen = np.zeros(36, dtype=np.int64)
+    >>> unseen[:2] = 3, 1
+    >>> hold_probabilities(unseen, 1)[:3].tolist()  # one tile drawn from 4: 3 of kind 0
+    [0.75, 0.25, 0.0]
+    """
+    total = 0
+    for k in range(unseen.shape[0]):
+        total += unseen[k]
+    out = np.zeros(unseen.shape[0], dtype=np.float32)
+    for k in range(unseen.shape[0]):
+        if unseen[k] <= 0 or hand <= 0:
+            continue
+        none = 1.0
+        for i in range(min(hand, total)):
+            if total - unseen[k] - i <= 0:
+                none = 0.0
+                break
+            none *= (total - unseen[k] - i) / (total - i)
+        out[k] = 1.0 - none
+    return out
+
+
+@njit(cache=True)
+def _missing_kind(grid: np.ndarray, r: int, c: int, dr: int, dc: int) -> int:
+    """The one tile kind that completes the line of five whose first tile is ``(r, c)``,
+    running along ``(dr, dc)``."""
+    first = grid[r, c] - 1
+    same_colour = True
+    kinds = 0
+    for i in range(QWIRKLE_LENGTH - 1):
+        t = grid[r + i * dr, c + i * dc] - 1
+        kinds |= 1 << t
+        if t // NUM_SHAPES != first // NUM_SHAPES:
+            same_colour = False
+    for k in range(NUM_KINDS):
+        if kinds >> k & 1:
+            continue
+        if same_colour and k // NUM_SHAPES == first // NUM_SHAPES:
+            return k
+        if not same_colour and k % NUM_SHAPES == first % NUM_SHAPES:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def handed_points(grid: np.ndarray, meta: np.ndarray, hold: np.ndarray) -> float:
+    """Expected points that the tiles laid this turn hand the next player through lines of
+    five: every line of five through a laid tile (counted once) whose missing kind may be
+    laid alone on one of its two ends gives 12 (the Qwirkle) times ``hold`` of that kind
+    (:func:`hold_probabilities` for the next player's hand)."""
+    n = meta[K.PN]
+    total = 0.0
+    for d in range(2):
+        dr = d
+        dc = 1 - d
+        for i in range(n):
+            r = meta[K.PEND + 3 * i]
+            c = meta[K.PEND + 3 * i + 1]
+            sr, sc = K.run_end(grid, r, c, -dr, -dc)
+            seen = False
+            for j in range(i):
+                qr, qc = K.run_end(grid, meta[K.PEND + 3 * j], meta[K.PEND + 3 * j + 1], -dr, -dc)
+                if qr == sr and qc == sc:
+                    seen = True
+                    break
+            if seen:
+                continue
+            er, ec = K.run_end(grid, r, c, dr, dc)
+            if (er - sr) + (ec - sc) - 1 != QWIRKLE_LENGTH - 1:
+                continue
+            kind = _missing_kind(grid, sr + dr, sc + dc, dr, dc)
+            fits = K.cell_fit(grid, sr, sc) | K.cell_fit(grid, er, ec)
+            if kind >= 0 and fits >> kind & 1:
+                total += hold[kind]
+    return (QWIRKLE_LENGTH + QWIRKLE_BONUS) * total
+
+
+@njit(cache=True)
+def _hold_next(meta: np.ndarray) -> np.ndarray:
+    """:func:`hold_probabilities` for the hand of the player after the one to act, over the
+    tiles the player to act cannot see (not on the board before this turn, not in its hand)."""
+    unseen = meta[K.UNSEEN : K.UNSEEN + NUM_KINDS].copy()
+    cur = meta[K.CUR]
+    for slot in range(K.HAND):
+        t = meta[K.HANDS + 6 * cur + slot]
+        if t >= 0:
+            unseen[t] -= 1
+    return hold_probabilities(unseen, meta[K.HLEN + (cur + 1) % meta[K.NP]])
+
+
+@njit(cache=True)
 def best_turn_points(
-    grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, mask: np.ndarray, out: np.ndarray
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    mask: np.ndarray,
+    out: np.ndarray,
+    net: np.ndarray,
+    turn_net: np.ndarray,
 ) -> None:
     """For every placement that ``mask`` (the legal mask of the player to act) allows, write
-    into ``out[action]`` the most points of a complete turn that makes it next; other entries
-    are left as they are. ``grid`` is restored and ``meta`` untouched on return."""
+    into ``out[action]`` the most points of a complete turn that makes it next, and into
+    ``net[action]`` the most of such a turn's points minus the points it hands the next
+    player (:func:`handed_points`; none when the turn ends the game); other entries are left
+    as they are. ``turn_net[0]`` gets the same net value of ending the turn now when ``mask``
+    allows it. ``grid`` is restored and ``meta`` untouched on return."""
     w = meta[K.WIN]
     end = K.HAND * w * w
     m = meta.copy()
+    hold = _hold_next(m)
+    hand = m[K.HLEN + m[K.CUR]]
     scratch = np.zeros(mask.shape[0], dtype=np.int8)
     options = np.zeros((K.HAND + 1, MAX_OPTIONS), dtype=np.int64)
     count = np.zeros(K.HAND + 1, dtype=np.int64)
     done = np.zeros(K.HAND + 1, dtype=np.int64)
+    if mask[end]:
+        _, points = _options(grid, fit, m, scratch, options[0])
+        turn_net[0] = _net(grid, m, hold, hand, points)
     for action in range(end):
         if mask[action] == 0:
             continue
         K.lay(grid, m, action)
         count[0], best = _options(grid, fit, m, scratch, options[0])
+        best_net = _net(grid, m, hold, hand, best)
         done[0] = 0
         depth = 0
         while depth >= 0:
@@ -124,26 +240,53 @@ def best_turn_points(
             count[depth], points = _options(grid, fit, m, scratch, options[depth])
             done[depth] = 0
             best = max(best, points)
+            best_net = max(best_net, _net(grid, m, hold, hand, points))
         _lift(grid, m)
         out[action] = best
+        net[action] = best_net
 
 
-def view_best_turn_points(view: QwirkleView, mask: np.ndarray, out: np.ndarray) -> None:
+@njit(cache=True)
+def _net(grid: np.ndarray, meta: np.ndarray, hold: np.ndarray, hand: int, points: int) -> float:
+    """``points`` of ending the turn now minus what it hands the next player (none when it
+    empties the hand with the bag empty: the game ends); -inf when the turn may not end."""
+    if points < 0:
+        return -np.inf
+    if meta[K.BAGN] == 0 and hand == meta[K.PN]:
+        return float(points)
+    return points - handed_points(grid, meta, hold)
+
+
+def view_best_turn_points(
+    view: QwirkleView,
+    mask: np.ndarray,
+    out: np.ndarray,
+    net: np.ndarray,
+    turn_net: np.ndarray,
+) -> None:
     """:func:`best_turn_points` from the reference engine's move generator, as the greedy
     agent plans: every legal move of the player to act with its points
     (:meth:`QwirkleView.scored_moves`, plus the end bonus when it empties the hand with the
-    bag empty); each move that holds the tiles laid so far
-    this turn gives its points to every placement of one of its other tiles that ``mask``
-    allows, and each placement keeps the most. ``view`` is the public view of the player to
-    act."""
+    bag empty); each move that holds the tiles laid so far this turn gives its points (and
+    its points less :func:`view_handed_points`) to every placement of one of its other tiles
+    that ``mask`` allows, and each placement keeps the most; the move of exactly the tiles
+    laid so far gives ``turn_net``. ``view`` is the public view of the player to act."""
     hand = view.hand
     used = {slot for _, _, slot in view.laid_this_turn}
     laid = {(r, c, hand[slot]) for r, c, slot in view.laid_this_turn}
+    unseen = np.array(view.unseen, dtype=np.int64)
+    hold = hold_probabilities(unseen, view.hand_sizes[(view.player + 1) % len(view.hand_sizes)])
+    best_net: dict[int, float] = {}
     for move, points in view.scored_moves():
         if not laid <= set(move):
             continue
         if view.bag_size == 0 and len(move) == len(hand):
             points += END_BONUS
+            value = float(points)
+        else:
+            value = points - view_handed_points(view, move, hold)
+        if len(move) == len(laid) and mask[view.codec.end]:
+            turn_net[0] = value
         for r, c, tile in move:
             cell = view.window_cell(r, c)
             if (r, c, tile) in laid or cell is None:
@@ -152,6 +295,51 @@ def view_best_turn_points(view: QwirkleView, mask: np.ndarray, out: np.ndarray) 
                 action = view.codec.encode(Place(slot, *cell))
                 if held == tile and slot not in used and mask[action]:
                     out[action] = max(out[action], points)
+                    best_net[action] = max(best_net.get(action, -np.inf), value)
+    for action, value in best_net.items():
+        net[action] = value
 
 
-__all__ = ["MAX_OPTIONS", "best_turn_points", "view_best_turn_points"]
+def view_handed_points(view: QwirkleView, move: Move, hold: np.ndarray) -> float:
+    """:func:`handed_points` on the reference board: the lines of five through ``move``'s
+    tiles (laid on ``view.board``), each once, whose missing kind fits one of its two ends
+    alone, 12 times ``hold`` of that kind."""
+    tiles = view.board.tiles
+    placed = {(r, c): t for r, c, t in move}
+    seen: set[tuple[Cell, Cell]] = set()
+    total = 0.0
+    for r, c in placed:
+        for dr, dc in ((0, 1), (1, 0)):
+            line, low, high = run_tiles(tiles, placed, r, c, dr, dc)
+            if len(line) != QWIRKLE_LENGTH - 1 or (low, high) in seen:
+                continue
+            seen.add((low, high))
+            (kind,) = (
+                k
+                for k in range(NUM_KINDS)
+                if k not in line and line_fits(tuple(sorted(line))) >> k & 1
+            )
+            if any(_fits_alone(tiles, placed, end, kind) for end in (low, high)):
+                total += float(hold[kind])
+    return (QWIRKLE_LENGTH + QWIRKLE_BONUS) * total
+
+
+def _fits_alone(
+    tiles: Mapping[Cell, Tile], placed: Mapping[Cell, Tile], cell: Cell, kind: Tile
+) -> bool:
+    """Whether ``kind`` may be laid alone on the empty ``cell`` (its row and column stay
+    valid)."""
+    return all(
+        line_fits(tuple(sorted(run_tiles(tiles, placed, *cell, dr, dc)[0]))) >> kind & 1
+        for dr, dc in ((0, 1), (1, 0))
+    )
+
+
+__all__ = [
+    "MAX_OPTIONS",
+    "best_turn_points",
+    "handed_points",
+    "hold_probabilities",
+    "view_best_turn_points",
+    "view_handed_points",
+]

@@ -67,6 +67,9 @@ from .tiles import HAND_SIZE, NUM_COLOURS, NUM_KINDS, NUM_SHAPES
 MAX_TURN_POINTS = 7 * (QWIRKLE_LENGTH + QWIRKLE_BONUS) + END_BONUS
 """No turn scores more: its main line and the six cross lines of its tiles, each at most a
 Qwirkle (12), and the end bonus."""
+MAX_HANDED_POINTS = 7 * (QWIRKLE_LENGTH + QWIRKLE_BONUS)
+"""No turn hands the next player more (in expectation): its main line and the six cross lines
+of its tiles, each a line of five the next player surely completes."""
 MAX_JOINED_LINE = 2 * QWIRKLE_LENGTH + 1
 """The longest line a tile laid on an empty cell could join: a full line on either side."""
 
@@ -128,6 +131,23 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 spatial=True,
                 action_group="place",
             ),
+            Field(
+                "place_net",
+                (HAND_SIZE, w, w),
+                "best whole turn's points less those it hands on",
+                low=-float(MAX_HANDED_POINTS),
+                high=float(MAX_TURN_POINTS),
+                spatial=True,
+                action_group="place",
+            ),
+            Field(
+                "turn_net",
+                (1,),
+                "ending the turn now: points less those handed on",
+                low=-float(MAX_HANDED_POINTS),
+                high=float(MAX_TURN_POINTS),
+                action_group="end_turn",
+            ),
         ),
         _write,
     )
@@ -163,10 +183,12 @@ def _write(
     )
     if to_act:
         best = out["place_best"].reshape(-1)
+        net = out["place_net"].reshape(-1)
         if isinstance(state, CompiledQwirkleState):
-            best_turn_points(state.grid, state.fit, state.meta, mask, best)
+            best_turn_points(state.grid, state.fit, state.meta, mask, best, net, out["turn_net"])
         else:
-            view_best_turn_points(model.public_view(state, player), mask, best)
+            view = model.public_view(state, player)
+            view_best_turn_points(view, mask, best, net, out["turn_net"])
 
 
 @njit(cache=True, inline="always")
@@ -358,7 +380,13 @@ FEATURE_FIELDS = (
     "cell_kinds",
     "turn_points",
     "place_best",
+    "place_net",
+    "turn_net",
 )
+
+
+_FIRST_ENTRY = 3 + len(FEATURE_FIELDS)
+"""Where :func:`feature_offsets` gives the first entry after the base observation."""
 
 
 def feature_offsets(layout: ObservationLayout) -> np.ndarray:
@@ -387,7 +415,7 @@ def features_into(obs: np.ndarray, at: np.ndarray, mask: np.ndarray, to_act: boo
     ``to_act``)."""
     w = at[0]
     cells = w * w
-    obs[at[10] :] = 0.0
+    obs[at[_FIRST_ENTRY] :] = 0.0
     board = obs[: (NUM_COLOURS + NUM_SHAPES + 2) * cells].reshape((-1, w, w))
     part = mask[: HAND_SIZE * cells + 1] if to_act else mask[:0]
     features_kernel(
@@ -414,12 +442,21 @@ def place_best_into(
     at: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """Write ``place_best`` into the flat observation ``obs`` (after :func:`features_into`)
-    for the player to act of the compiled game ``grid``, ``fit``, ``meta``, whose legal mask
-    is ``mask``: the one field that needs the game, not only the observation (the search
-    lays the hand's tiles, :func:`.best_turns.best_turn_points`)."""
+    """Write ``place_best``, ``place_net`` and ``turn_net`` into the flat observation ``obs``
+    (after :func:`features_into`) for the player to act of the compiled game ``grid``,
+    ``fit``, ``meta``, whose legal mask is ``mask``: the fields that need the game, not only
+    the observation (the search lays the hand's tiles, :func:`.best_turns.best_turn_points`)."""
     w = at[0]
-    best_turn_points(grid, fit, meta, mask, obs[at[9] : at[9] + HAND_SIZE * w * w])
+    cells = HAND_SIZE * w * w
+    best_turn_points(
+        grid,
+        fit,
+        meta,
+        mask,
+        obs[at[9] : at[9] + cells],
+        obs[at[10] : at[10] + cells],
+        obs[at[11] : at[11] + 1],
+    )
 
 
 QWIRKLE_FEATURES = qwirkle_features(DEFAULT_WINDOW)

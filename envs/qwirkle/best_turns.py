@@ -9,6 +9,12 @@ over the placements at the start of a turn is the best move's score, and every p
 that reaches it is a tile of a best move (the greedy agent's choices). The start row counts
 only once it is complete (the rules do not let it end earlier).
 
+The same search also values each placement net of what the turn *hands on*: the most, over
+those turns, of the turn's points less the expected points the next player gets by completing
+a line of five the turn leaves (:func:`handed_points`: 12 for the Qwirkle times the chance,
+:func:`hold_probabilities`, that the next hand holds the missing kind; seed 001's tip "Sei
+vorsichtig mit Reihen aus 5 Steinen"), and the same for ending the turn now.
+
 Two implementations give the same numbers:
 
 - :func:`best_turn_points` searches the compiled engine's arrays (:mod:`.compiled_kernels`):
@@ -18,22 +24,23 @@ Two implementations give the same numbers:
   game is unchanged when it returns.
 - :func:`view_best_turn_points` reads the same numbers off the reference engine's move
   generator, as the greedy agent plans: the most points among the legal moves that hold the
-  tiles laid so far and this placement. ``tests/test_qwirkle_features.py`` checks both
-  against each other and against a search through the game-model interface (step, read the
-  mask, step again, read the score).
+  tiles laid so far and this placement, and the lines of five on the reference board
+  (:func:`view_handed_points`). ``tests/test_qwirkle_features.py`` checks both against each
+  other and against a search through the game-model interface (step, read the mask, step
+  again, read the score and the board).
 
 >>> import numpy as np
 >>> from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
 >>> model = QwirkleCompiledModel()
 >>> state = model.new_state(np.random.default_rng(0))
 >>> mask = model.legal_mask(state)
->>> values = np.zeros(model.codec.end, dtype=np.float32)
->>> best_turn_points(state.grid, state.fit, state.meta, mask, values)
->>> reference = np.zeros(model.codec.end, dtype=np.float32)
+>>> values, net = (np.zeros(model.codec.end, dtype=np.float32) for _ in range(2))
+>>> best_turn_points(state.grid, state.fit, state.meta, mask, values, net, np.zeros(1))
+>>> reference, reference_net = (np.zeros(model.codec.end, dtype=np.float32) for _ in range(2))
 >>> view = model.public_view(state, model.current_player(state))
->>> view_best_turn_points(view, mask, reference)
->>> bool((values == reference).all()), int(values.max()) >= 1
-(True, True)
+>>> view_best_turn_points(view, mask, reference, reference_net, np.zeros(1))
+>>> bool((values == reference).all()), bool((net == reference_net).all()), int(values.max()) >= 1
+(True, True, True)
 """
 
 from __future__ import annotations

@@ -7,13 +7,14 @@
 actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col`` is action
 ``slot * C + row * W + col``).
 
-The features but one are computed by one compiled kernel from the base observation alone
+The features but three are computed by one compiled kernel from the base observation alone
 (the ``board`` planes, ``bag_size`` and ``hand_sizes``) and the legal mask, so the compiled and
-the reference engine, whose base observations are equal, give equal features. The one is
+the reference engine, whose base observations are equal, give equal features. The three are
 ``place_best``, greedy's value of each placement (the most points of a whole turn that makes
-it next): a search that lays the observer's tiles (:mod:`.best_turns`; the compiled search on
-the compiled engine, the reference engine's move generator on the reference one; both tested
-against a search through the game-model interface). The points follow
+it next), and ``place_net`` and ``turn_net``, the same less what the turn hands the next
+player through lines of five: one search that lays the observer's tiles (:mod:`.best_turns`;
+the compiled search on the compiled engine, the reference engine's move generator on the
+reference one; both tested against a search through the game-model interface). The points follow
 from the geometry: a placement the mask allows is legal, so what it scores depends only on
 the lengths of the lines it builds, not on the tile:
 

@@ -184,11 +184,12 @@ to 65,535 entries at the default window; ``env.layout.decode`` names the new fie
   features=True)`` stays on the compiled batch, whose observations with features equal the feature
   model's (tested). Their cost on the compiled engine (``python
   benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64``: 7,751 positions of
-  random games, CPU time, best of 5 rounds, on the shared 2-core machine): per observation, the
-  base ``observe`` 4.5 us, the legal mask the features read 3.2 us, the feature writer 72.3 us (of
-  which the ``place_best`` search about 56: 16.0 us before it), ``observe`` with features 92.0 us
-  in all; per game step of a batch of 64 games, 3.0 us without features and 95.0 us with them
-  (37.7 us before ``place_best``).
+  random games, CPU time, best of 5 rounds, on the 2-core machine with no training run beside it):
+  per observation, the base ``observe`` 4.0 us, the legal mask the features read 3.7 us, the
+  feature writer 83.7 us (72.3 us before ``place_net`` and ``turn_net``, 16.0 us before
+  ``place_best``), ``observe`` with features 106.0 us in all; per game step of a batch of 64
+  games, 2.7 us without features and 103.1 us with them (95.0 us before ``place_net``, 37.7 us
+  before ``place_best``).
 - ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
   ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 

@@ -126,58 +126,6 @@ def test_turn_points_are_what_ending_the_turn_now_scores() -> None:
     assert checked["end legal"] > 50 and checked["start row unfinished"] > 0, checked
 
 
-def searched_best_points(model: FeatureModel, state: Any) -> dict[int, float]:
-    """Brute force through the game-model interface: for each legal placement, every way to
-    go on with the turn (step, read the mask, step again) and the most points the engine
-    adds when the turn ends."""
-    end = model.codec.end
-    player = model.current_player(state)
-    before = model.scores(state)[player]
-
-    def after(st: Any, action: int) -> Any:
-        st = model.copy(st)
-        model.step(st, action)
-        return st
-
-    def best(st: Any) -> float:
-        mask = model.legal_mask(st)
-        value = model.scores(after(st, end))[player] - before if mask[end] else -1.0
-        for action in np.flatnonzero(mask[:end]):
-            value = max(value, best(after(st, int(action))))
-        return value
-
-    legal = np.flatnonzero(model.legal_mask(state)[:end])
-    return {int(a): best(after(state, int(a))) for a in legal}
-
-
-def test_place_best_is_the_best_whole_turn_after_each_placement() -> None:
-    """Against a search through the game-model interface, on both engines (the compiled
-    search and the reference move generator), at the start row, turn starts, mid-turn and
-    in the end game; at a turn's start its maximum is the greedy agent's best move."""
-    checked = {"start row": 0, "turn start": 0, "mid-turn": 0, "end bonus": 0}
-    for engine in ("compiled", "reference"):
-        model = feature_model(engine=engine)
-        for seed in range(2):
-            for state in positions(model, 20 + seed, every=11, endgame=True):
-                best = to_act_views(model, state)["place_best"].reshape(-1)
-                expected = searched_best_points(model, state)
-                actions = np.array(sorted(expected), dtype=np.int64)
-                assert not np.delete(best, actions).any()
-                assert best[actions].tolist() == [expected[a] for a in actions]
-                view = model.public_view(state, model.current_player(state))
-                if not expected:
-                    continue
-                kind = "start row" if view.first_turn else "mid-turn"
-                if not view.laid_this_turn and not view.first_turn:
-                    kind = "turn start"
-                    greedy, _ = QwirkleGreedyAgent(np.random.default_rng(0)).best_moves(view)
-                    bonus = 6 if view.bag_size == 0 and best.max() > greedy else 0
-                    assert best.max() == greedy + bonus
-                checked[kind] += 1
-                checked["end bonus"] += view.bag_size == 0 and max(expected.values()) > 0
-    assert all(n > 0 for n in checked.values()), checked
-
-
 def greedy_positions(model: FeatureModel, seed: int, every: int) -> Iterator[Any]:
     """Every ``every``-th position of a game that the greedy agent plays (a random legal
     action one step in five), to its end: greedy play builds the long lines that random play
@@ -243,10 +191,11 @@ def handed_on(model: FeatureModel, state: Any) -> float:
     return handed
 
 
-def searched_net_points(model: FeatureModel, state: Any) -> tuple[dict[int, float], float]:
-    """Brute force through the game-model interface: for each legal placement, the most of a
-    whole turn's points less :func:`handed_on` over every way to go on with the turn; and the
-    same for ending the turn now (0 when it may not end)."""
+def searched_turns(model: FeatureModel, state: Any, net: bool) -> tuple[dict[int, float], float]:
+    """Brute force through the game-model interface: for each legal placement, every way to
+    go on with the turn (step, read the mask, step again) and the most the turn is worth when
+    it ends: the points the engine adds, less :func:`handed_on` with ``net``; and the same for
+    ending the turn now (0 when it may not end)."""
     end = model.codec.end
     player = model.current_player(state)
     before = model.scores(state)[player]
@@ -257,7 +206,8 @@ def searched_net_points(model: FeatureModel, state: Any) -> tuple[dict[int, floa
         return st
 
     def ending(st: Any) -> float:
-        return model.scores(after(st, end))[player] - before - handed_on(model, st)
+        points = model.scores(after(st, end))[player] - before
+        return points - handed_on(model, st) if net else points
 
     def best(st: Any) -> float:
         mask = model.legal_mask(st)
@@ -271,6 +221,34 @@ def searched_net_points(model: FeatureModel, state: Any) -> tuple[dict[int, floa
     return {int(a): best(after(state, int(a))) for a in legal}, now
 
 
+def test_place_best_is_the_best_whole_turn_after_each_placement() -> None:
+    """Against a search through the game-model interface, on both engines (the compiled
+    search and the reference move generator), at the start row, turn starts, mid-turn and
+    in the end game; at a turn's start its maximum is the greedy agent's best move."""
+    checked = {"start row": 0, "turn start": 0, "mid-turn": 0, "end bonus": 0}
+    for engine in ("compiled", "reference"):
+        model = feature_model(engine=engine)
+        for seed in range(2):
+            for state in positions(model, 20 + seed, every=11, endgame=True):
+                best = to_act_views(model, state)["place_best"].reshape(-1)
+                expected, _ = searched_turns(model, state, net=False)
+                actions = np.array(sorted(expected), dtype=np.int64)
+                assert not np.delete(best, actions).any()
+                assert best[actions].tolist() == [expected[a] for a in actions]
+                view = model.public_view(state, model.current_player(state))
+                if not expected:
+                    continue
+                kind = "start row" if view.first_turn else "mid-turn"
+                if not view.laid_this_turn and not view.first_turn:
+                    kind = "turn start"
+                    greedy, _ = QwirkleGreedyAgent(np.random.default_rng(0)).best_moves(view)
+                    bonus = 6 if view.bag_size == 0 and best.max() > greedy else 0
+                    assert best.max() == greedy + bonus
+                checked[kind] += 1
+                checked["end bonus"] += view.bag_size == 0 and max(expected.values()) > 0
+    assert all(n > 0 for n in checked.values()), checked
+
+
 def test_place_net_is_the_best_turn_less_the_qwirkles_it_hands_on() -> None:
     """``place_net`` and ``turn_net`` against a search through the game-model interface that
     counts the lines of five on the board after each possible turn, on both engines, in
@@ -282,7 +260,7 @@ def test_place_net_is_the_best_turn_less_the_qwirkles_it_hands_on() -> None:
             for state in greedy_positions(model, 30 + seed, every=7):
                 views = to_act_views(model, state)
                 net = views["place_net"].reshape(-1)
-                expected, now = searched_net_points(model, state)
+                expected, now = searched_turns(model, state, net=True)
                 actions = np.array(sorted(expected), dtype=np.int64)
                 assert not np.delete(net, actions).any()
                 np.testing.assert_allclose(net[actions], [expected[a] for a in actions], atol=1e-4)

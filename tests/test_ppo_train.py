@@ -38,6 +38,12 @@ def test_smoke_run_trains_evaluates_and_yields_an_agent(tmp_path: Path) -> None:
     for name in ("config.yaml", "checkpoint.pt", "progress.csv", "eval.csv"):
         assert (run_dir / name).is_file(), name
     assert any((run_dir / "tb").iterdir())
+    with open(run_dir / "progress.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    # the PPO diagnostics of every update, the gradient norm before clipping among them
+    assert rows and all(
+        float(r["grad_norm"]) > 0 and r["approx_kl"] and r["clipfrac"] for r in rows
+    )
     state = load_checkpoint(run_dir)  # weights_only=True
     cfg = load_config(run_dir / "config.yaml")
     assert state["global_step"] >= cfg.total_steps and state["update"] == _updates(run_dir)[-1]

@@ -63,7 +63,9 @@ def ppo_update(
     teacher_coef: float = 0.0,
 ) -> dict[str, float]:
     """Several epochs of clipped-surrogate minibatch updates on ``batch``; the losses and
-    diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance).
+    diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance), and
+    ``grad_norm``: the mean over all minibatch steps of the gradient's total norm before
+    clipping (above ``max_grad_norm`` the step was scaled down to it).
 
     With ``teacher_coef > 0`` the loss also holds ``teacher_coef`` times the distillation
     loss over the rows a teacher labelled (kickstarting): minus the log-probability that the
@@ -99,6 +101,7 @@ def ppo_update(
     approx_kl = old_approx_kl = pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
     teacher_losses: list[float] = []
     agreements: list[float] = []
+    grad_norms: list[float] = []
     for _epoch in range(cfg.update_epochs):
         order = torch.randperm(n, generator=gen)
         for start in range(0, n, minibatch_size):
@@ -150,7 +153,7 @@ def ppo_update(
 
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            grad_norms.append(float(nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)))
             optimizer.step()
 
         if cfg.target_kl > 0 and approx_kl.item() > cfg.target_kl:
@@ -172,5 +175,6 @@ def ppo_update(
         "old_approx_kl": old_approx_kl.item(),
         "approx_kl": approx_kl.item(),
         "clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
+        "grad_norm": float(np.mean(grad_norms)) if grad_norms else 0.0,
         "explained_variance": explained_variance(batch.values, returns),
     }

@@ -99,6 +99,7 @@ PROGRESS_FIELDS = [
     "old_approx_kl",
     "approx_kl",
     "clipfrac",
+    "grad_norm",
     "explained_variance",
     "teacher_coef",
     "teacher_loss",

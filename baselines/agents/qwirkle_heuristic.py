@@ -79,7 +79,13 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.qwirkle.actions import Exchange, Pass, Place
-from tabletop_rl.envs.qwirkle.board import QWIRKLE_BONUS, QWIRKLE_LENGTH, line_fits, run_tiles
+from tabletop_rl.envs.qwirkle.board import (
+    QWIRKLE_BONUS,
+    QWIRKLE_LENGTH,
+    fits_alone,
+    missing_tiles,
+    run_tiles,
+)
 from tabletop_rl.envs.qwirkle.game import CENTRE, END_BONUS
 from tabletop_rl.envs.qwirkle.moves import first_turn_moves, legal_moves
 from tabletop_rl.envs.qwirkle.tiles import Tile
@@ -110,27 +116,6 @@ class QwirkleWeights:
     """Expected leave value of each tile drawn from the bag (for exchanges)."""
     exchange_margin: float = 1.0
     """An exchange must beat the best move by this much."""
-
-
-def _line_tiles(tiles: Mapping, placed: Mapping, r: int, c: int, dr: int, dc: int) -> list[Tile]:
-    return run_tiles(tiles, placed, r, c, dr, dc)[0]
-
-
-def missing_tiles(line: Sequence[Tile]) -> list[Tile]:
-    """The tile kinds that complete a valid line of two or more tiles to six.
-
-    >>> from tabletop_rl.envs.qwirkle.tiles import format_tiles, parse_tile
-    >>> format_tiles(missing_tiles([parse_tile(c) for c in "Ro Rx Rd Rs Rt".split()]))
-    'Rc'
-    >>> format_tiles(missing_tiles([parse_tile(c) for c in "Ro Oo Yo Po".split()]))
-    'Go Bo'
-    """
-    colours = {t // 6 for t in line}
-    if len(colours) == 1:
-        (colour,) = colours
-        return [colour * 6 + s for s in sorted(set(range(6)) - {t % 6 for t in line})]
-    (shape,) = {t % 6 for t in line}
-    return [c * 6 + shape for c in sorted(set(range(6)) - colours)]
 
 
 @lru_cache(maxsize=1 << 14)
@@ -224,7 +209,7 @@ class QwirkleHeuristicAgent(SeededAgent):
                 seen.add((low, high))
                 missing = missing_tiles(line)
                 if not all(
-                    self._fits_an_end(tiles, placed, (low, high), (dr, dc), t) for t in missing
+                    any(fits_alone(tiles, placed, end, t) for end in (low, high)) for t in missing
                 ):
                     continue
                 p = holds_all(tuple(unseen[t] for t in missing), total_unseen, opp_hand)
@@ -235,20 +220,6 @@ class QwirkleHeuristicAgent(SeededAgent):
                 else:
                     risk += w.risk4 * (QWIRKLE_LENGTH + QWIRKLE_BONUS) * p
         return risk, chance
-
-    @staticmethod
-    def _fits_an_end(
-        tiles: Mapping, placed: Mapping, ends: tuple, direction: tuple[int, int], tile: Tile
-    ) -> bool:
-        """Whether ``tile`` may be laid on one of the line's two ``ends`` on its own."""
-        dr, dc = direction
-        for er, ec in ends:
-            main = _line_tiles(tiles, placed, er, ec, dr, dc)
-            if line_fits(tuple(sorted(main))) >> tile & 1:
-                cross = _line_tiles(tiles, placed, er, ec, dc, dr)
-                if line_fits(tuple(sorted(cross))) >> tile & 1:
-                    return True
-        return False
 
     def move_value(self, view: Any, move: Move, points: int, anchors: Mapping | None) -> float:
         """Value of playing ``move`` (scoring ``points``) from the viewer's hand."""

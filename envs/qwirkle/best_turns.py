@@ -45,17 +45,15 @@ Two implementations give the same numbers:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 from numba import njit
 
 from . import compiled_kernels as K
 from .actions import Place
-from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH, Cell, Move, line_fits, run_tiles
+from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH, Cell, Move, fits_alone, missing_tiles, run_tiles
 from .game import END_BONUS
 from .model import QwirkleView
-from .tiles import NUM_KINDS, NUM_SHAPES, Tile
+from .tiles import NUM_KINDS, NUM_SHAPES
 
 MAX_OPTIONS = 4 * K.HAND
 """Placements that may extend a turn's tiles, at most: the two ends of the row and of the
@@ -321,25 +319,10 @@ def view_handed_points(view: QwirkleView, move: Move, hold: np.ndarray) -> float
             if len(line) != QWIRKLE_LENGTH - 1 or (low, high) in seen:
                 continue
             seen.add((low, high))
-            (kind,) = (
-                k
-                for k in range(NUM_KINDS)
-                if k not in line and line_fits(tuple(sorted(line))) >> k & 1
-            )
-            if any(_fits_alone(tiles, placed, end, kind) for end in (low, high)):
+            (kind,) = missing_tiles(line)
+            if any(fits_alone(tiles, placed, end, kind) for end in (low, high)):
                 total += float(hold[kind])
     return (QWIRKLE_LENGTH + QWIRKLE_BONUS) * total
-
-
-def _fits_alone(
-    tiles: Mapping[Cell, Tile], placed: Mapping[Cell, Tile], cell: Cell, kind: Tile
-) -> bool:
-    """Whether ``kind`` may be laid alone on the empty ``cell`` (its row and column stay
-    valid)."""
-    return all(
-        line_fits(tuple(sorted(run_tiles(tiles, placed, *cell, dr, dc)[0]))) >> kind & 1
-        for dr, dc in ((0, 1), (1, 0))
-    )
 
 
 __all__ = [

@@ -36,6 +36,8 @@ from .tiles import (
     ALL_TILES_MASK,
     COLOUR_MASKS,
     COPIES,
+    NUM_COLOURS,
+    NUM_SHAPES,
     SHAPE_MASKS,
     Tile,
     format_tiles,
@@ -146,6 +148,37 @@ def run_tiles(
         rr += dr
         cc += dc
     return line, low, (rr, cc)
+
+
+def fits_alone(
+    tiles: Mapping[Cell, Tile], placed: Mapping[Cell, Tile], cell: Cell, kind: Tile
+) -> bool:
+    """Whether ``kind`` may be laid alone on the empty ``cell`` of ``tiles`` plus ``placed``
+    (its row and its column stay valid lines)."""
+    return all(
+        line_fits(tuple(sorted(run_tiles(tiles, placed, *cell, dr, dc)[0]))) >> kind & 1
+        for dr, dc in ((0, 1), (1, 0))
+    )
+
+
+def missing_tiles(line: Sequence[Tile]) -> list[Tile]:
+    """The tile kinds that complete a valid line of two or more tiles to six.
+
+    >>> from .tiles import format_tiles, parse_tile
+    >>> format_tiles(missing_tiles([parse_tile(c) for c in "Ro Rx Rd Rs Rt".split()]))
+    'Rc'
+    >>> format_tiles(missing_tiles([parse_tile(c) for c in "Ro Oo Yo Po".split()]))
+    'Go Bo'
+    """
+    colours = {t // NUM_SHAPES for t in line}
+    if len(colours) == 1:
+        (colour,) = colours
+        return [
+            colour * NUM_SHAPES + s
+            for s in sorted(set(range(NUM_SHAPES)) - {t % NUM_SHAPES for t in line})
+        ]
+    (shape,) = {t % NUM_SHAPES for t in line}
+    return [c * NUM_SHAPES + shape for c in sorted(set(range(NUM_COLOURS)) - colours)]
 
 
 class Board:

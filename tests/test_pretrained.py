@@ -9,7 +9,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.arena.agent_specs import resolve_agent  # noqa: E402
+from tabletop_rl.baselines.arena.agent_specs import (  # noqa: E402
+    observation_kwargs,
+    resolve_agent,
+)
 from tabletop_rl.baselines.ppo import evaluate, export, train  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
     POLICY_KEYS,
@@ -88,6 +91,16 @@ def test_a_shipped_policy_plays_a_whole_game_from_a_fresh_install(env_name: str)
     assert record["agents"][0] == f"ppo:pretrained/{env_name}"
     assert record["env_kwargs"].get("features") is True
     assert record["actions"] and record["error"] is None and record["forfeit"] is None
+
+
+def test_the_observation_a_policy_needs_is_read_from_its_checkpoint() -> None:
+    """The arena, ``play`` and ``replay`` build their environment with what the ``ppo:``
+    policies among the agents were trained on, and refuse a policy of another game."""
+    specs = ["greedy", "ppo:pretrained/liniell_v0"]
+    assert observation_kwargs(specs, "liniell_v0") == {"features": True}
+    assert observation_kwargs(["greedy", "random"], "liniell_v0") == {}
+    with pytest.raises(ConfigError, match="trained on 'liniell_v0', not 'qwirkle_v0'"):
+        observation_kwargs(specs, "qwirkle_v0")
 
 
 def test_evaluate_prints_which_update_a_shipped_policy_is_from(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -131,12 +132,18 @@ def observation_kwargs(specs: Sequence[str], env_name: str) -> dict[str, Any]:
     for spec in specs:
         name, kwargs = parse_agent_spec(spec)
         if name == "ppo":
-            agent = _load_ppo(kwargs["path"], game_name(env_name), np.random.default_rng(0))
-            needs.update(agent.env_kwargs)
+            path = kwargs["path"]
+            needs.update(_ppo_module(path).checkpoint_env_kwargs(path, game_name(env_name)))
     return needs
 
 
 def _load_ppo(path: str, env_name: str, rng: np.random.Generator) -> Any:
+    return _ppo_module(path).load_ppo_agent(path, env_name, rng)
+
+
+def _ppo_module(path: str) -> ModuleType:
+    """The module that loads ``ppo:`` policies, once ``path`` is known to exist: a clear
+    error when it does not, or when torch is missing."""
     where = Path(path)
     shipped = path.startswith("pretrained/") and not where.exists()  # a policy we ship
     if not shipped and not where.exists():
@@ -150,13 +157,13 @@ def _load_ppo(path: str, env_name: str, rng: np.random.Generator) -> Any:
             "(where `tabletop-rl train` wrote checkpoint.pt) or a checkpoint file"
         )
     try:
-        from ..ppo.agent import load_ppo_agent
+        from ..ppo import agent
     except ImportError as exc:
         raise ConfigError(
             f"ppo agents need torch, which the baselines extra installs "
             f"(pip install 'tabletop-rl[baselines]'): {exc}"
         ) from None
-    return load_ppo_agent(path, env_name, rng)
+    return agent
 
 
 def check_agent_specs(specs: Sequence[str], env_name: str) -> None:

@@ -24,6 +24,7 @@ from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import game_name, make_env
 from .checkpoint import load_checkpoint, network_from_checkpoint
+from .config import PPOConfig, config_from_dict
 from .distributions import MaskedCategorical
 
 
@@ -79,8 +80,28 @@ def load_ppo_agent(
 ) -> PPOAgent:
     """The policy of the checkpoint at ``path`` (run directory or file) for ``env_name``."""
     cfg, net = network_from_checkpoint(load_checkpoint(path), f"checkpoint {path!r}")
+    _check_game(cfg, path, env_name)
+    size = make_env(cfg.env, **cfg.env_kwargs).layout.size
+    return PPOAgent(
+        net, rng, greedy=greedy, name=f"ppo:{path}", obs_size=size, env_kwargs=_needs(cfg)
+    )
+
+
+def checkpoint_env_kwargs(path: str, env_name: str) -> dict[str, Any]:
+    """What the environment must be built with for the policy at ``path`` to read its
+    observations (:attr:`PPOAgent.env_kwargs`), read from the checkpoint's config alone:
+    no network is built."""
+    cfg = config_from_dict(load_checkpoint(path)["config"])
+    _check_game(cfg, path, env_name)
+    return _needs(cfg)
+
+
+def _check_game(cfg: PPOConfig, path: str, env_name: str) -> None:
     if game_name(cfg.env) != game_name(env_name):
         raise ConfigError(f"checkpoint {path!r} was trained on {cfg.env!r}, not {env_name!r}")
-    size = make_env(cfg.env, **cfg.env_kwargs).layout.size
-    needs = {k: v for k, v in cfg.env_kwargs.items() if k == "features" and v}
-    return PPOAgent(net, rng, greedy=greedy, name=f"ppo:{path}", obs_size=size, env_kwargs=needs)
+
+
+def _needs(cfg: PPOConfig) -> dict[str, Any]:
+    """The environment options a policy trained with ``cfg`` needs: ``{"features": True}``
+    when it was trained on observation features, else none."""
+    return {k: v for k, v in cfg.env_kwargs.items() if k == "features" and v}

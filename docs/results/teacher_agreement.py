@@ -24,20 +24,6 @@ from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
 from tabletop_rl.envs import make
 
 
-def action_group(layout_sizes: list[tuple[str, int]], action: int) -> str:
-    """The name of the action-layout group that holds ``action``.
-
-    >>> action_group([("lay", 196), ("occupy", 12), ("skip", 1)], 200)
-    'occupy'
-    """
-    start = 0
-    for name, size in layout_sizes:
-        if action < start + size:
-            return name
-        start += size
-    raise ValueError(f"action {action} lies beyond the layout's {start} actions")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("policy", help="a training run, checkpoint file or pretrained/<env>")
@@ -47,7 +33,7 @@ def main() -> None:
     env_name = str(load_checkpoint(args.policy)["config"]["env"])
     env = make(env_name, raw=True, num_players=2, features=True)
     model = env.model
-    groups = [(f.name, f.size) for f in model.action_layout()]
+    groups = model.action_layout()
     student = resolve_agent(f"ppo:{args.policy}", env_name, np.random.default_rng(args.seed))
     teacher = make_agent("heuristic", env_name, np.random.default_rng([args.seed, 1]))
     opponent = make_agent("greedy", env_name, np.random.default_rng([args.seed, 2]))
@@ -66,7 +52,7 @@ def main() -> None:
                 continue
             best = teacher.best_actions(obs, view)
             action = int(teacher.act(obs, view))
-            c = counts[action_group(groups, action)]
+            c = counts[groups.field_at(action).name]
             c[0] += 1
             c[1] += len(best) > 1
             c[2] += int(student.act(obs, view)) in best

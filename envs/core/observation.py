@@ -102,6 +102,20 @@ class ObservationLayout:
         """The slice of the flat vector that holds field ``name``."""
         return self._slices[name]
 
+    def field_at(self, index: int) -> Field:
+        """The field that holds entry ``index`` of the flat vector (for an action layout:
+        the action group of action ``index``).
+
+        >>> layout = ObservationLayout((Field("lay", (196,), "lays"), Field("skip", (1,), "")))
+        >>> layout.field_at(195).name, layout.field_at(196).name
+        ('lay', 'skip')
+        """
+        for f in self.fields:
+            s = self._slices[f.name]
+            if s.start <= index < s.stop:
+                return f
+        raise IndexError(f"entry {index} lies outside the layout's {self.size} entries")
+
     def zeros(self) -> np.ndarray:
         """A new all-zero observation vector."""
         return np.zeros(self.size, dtype=np.float32)

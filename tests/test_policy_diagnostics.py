@@ -15,12 +15,20 @@ pytest.importorskip("torch")
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
 
+def run_on_liniell(
+    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> str:
+    """What ``python docs/results/SCRIPT pretrained/liniell_v0 --games 2`` prints."""
+    monkeypatch.syspath_prepend(str(RESULTS))  # as when run: the script's folder on the path
+    monkeypatch.setattr(sys, "argv", [script, "pretrained/liniell_v0", "--games", "2"])
+    runpy.run_path(str(RESULTS / script))["main"]()
+    return capsys.readouterr().out
+
+
 def test_teacher_agreement_counts_each_kind_of_decision(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "argv", ["x", "pretrained/liniell_v0", "--games", "2"])
-    runpy.run_path(str(RESULTS / "teacher_agreement.py"))["main"]()
-    out = capsys.readouterr().out
+    out = run_on_liniell("teacher_agreement.py", monkeypatch, capsys)
     rows = re.findall(r"  (\w+): (\d+) decisions, several .* at ([\d.]+), .* at ([\d.]+)", out)
     assert {name for name, *_ in rows} >= {"lay"}, out
     for _, n, several, agree in rows:
@@ -30,9 +38,7 @@ def test_teacher_agreement_counts_each_kind_of_decision(
 def test_policy_confidence_reports_how_sure_each_decision_is(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "argv", ["x", "pretrained/liniell_v0", "--games", "2"])
-    runpy.run_path(str(RESULTS / "policy_confidence.py"))["main"]()
-    out = capsys.readouterr().out
+    out = run_on_liniell("policy_confidence.py", monkeypatch, capsys)
     rows = re.findall(
         r"  (\w+): (\d+) decisions, (\d+) with a choice, mean entropy ([\d.]+) nats, "
         r"most probable action p > 0.99: ([\d.]+), p > 0.999: ([\d.]+)",

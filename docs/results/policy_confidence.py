@@ -15,60 +15,43 @@ above 0.99 gets almost no policy gradient, whatever its advantages say.
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 
 import numpy as np
 import torch
+from decisions import arguments, play_against_greedy, policy_game
 
-from tabletop_rl.baselines.agents import make_agent
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
-from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
 from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
-from tabletop_rl.envs import make
 
 THRESHOLDS = (0.99, 0.999)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("policy", help="a training run, checkpoint file or pretrained/<env>")
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    env_name = str(load_checkpoint(args.policy)["config"]["env"])
-    env = make(env_name, raw=True, num_players=2, features=True)
-    model = env.model
+    args = arguments(__doc__.split("\n")[0], games=20)
+    env_name, model = policy_game(args.policy)
     groups = model.action_layout()
     policy = resolve_agent(f"ppo:{args.policy}", env_name, np.random.default_rng(args.seed))
-    opponent = make_agent("greedy", env_name, np.random.default_rng([args.seed, 2]))
     # per group: decisions, with a choice, entropy sum, above each threshold
     counts: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, *(0 for _ in THRESHOLDS)])
-    rng = np.random.default_rng([args.seed, 3])
-    for game in range(args.games):
-        state = model.new_state(rng)
-        seat = game % 2
-        while not model.is_over(state):
-            player = model.current_player(state)
-            mask = model.legal_mask(state)
-            obs = {"observation": model.observe(state, player), "action_mask": mask}
-            if player != seat:
-                model.step(state, int(opponent.act(obs, model.public_view(state, player))))
-                continue
-            full = torch.as_tensor(obs["observation"][: policy.obs_size])[None]
-            with torch.no_grad():
-                logits, _ = policy.net(full)
-            dist = MaskedCategorical(logits, torch.as_tensor(mask).bool()[None])
-            action = int(dist.mode()[0])
-            c = counts[groups.field_at(action).name]
-            c[0] += 1
-            if mask.sum() > 1:
-                top = float(dist.probs[0].max())
-                c[1] += 1
-                c[2] += float(dist.entropy()[0])
-                for k, threshold in enumerate(THRESHOLDS):
-                    c[3 + k] += top > threshold
-            model.step(state, action)
+
+    def decide(state: object, obs: dict[str, np.ndarray], view: object) -> int:
+        mask = obs["action_mask"]
+        with torch.no_grad():
+            logits, _ = policy.net(torch.as_tensor(obs["observation"][: policy.obs_size])[None])
+        dist = MaskedCategorical(logits, torch.as_tensor(mask).bool()[None])
+        action = int(dist.mode()[0])
+        c = counts[groups.field_at(action).name]
+        c[0] += 1
+        if mask.sum() > 1:
+            top = float(dist.probs[0].max())
+            c[1] += 1
+            c[2] += float(dist.entropy()[0])
+            for k, threshold in enumerate(THRESHOLDS):
+                c[3 + k] += top > threshold
+        return action
+
+    play_against_greedy(model, env_name, args.games, args.seed, decide)
     print(f"{args.policy}: its own decisions in {args.games} games against greedy")
     for name, (n, chosen, entropy, *above) in counts.items():
         if not chosen:

@@ -1,0 +1,58 @@
+"""What the policy diagnostics share: a policy's game, and its decisions in games against
+``greedy`` (seats rotated), handed one by one to a function that says what to play.
+
+``teacher_agreement.py`` and ``policy_confidence.py`` import it (run them from anywhere:
+Python puts a script's own folder on its path).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tabletop_rl.baselines.agents import make_agent
+from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
+from tabletop_rl.envs import make
+from tabletop_rl.envs.core.model import GameModel
+
+Decide = Callable[[Any, dict[str, np.ndarray], Any], int]
+"""``decide(state, observation, view) -> action`` at each decision of the subject."""
+
+
+def arguments(description: str, games: int) -> argparse.Namespace:
+    """The diagnostics' command line: a policy, ``--games`` and ``--seed``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("policy", help="a training run, checkpoint file or pretrained/<env>")
+    parser.add_argument("--games", type=int, default=games)
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args()
+
+
+def policy_game(policy: str) -> tuple[str, GameModel]:
+    """The environment name a policy was trained on and its game model with features."""
+    env_name = str(load_checkpoint(policy)["config"]["env"])
+    return env_name, make(env_name, raw=True, num_players=2, features=True).model
+
+
+def play_against_greedy(
+    model: GameModel, env_name: str, games: int, seed: int, decide: Decide
+) -> None:
+    """Play ``games`` games between a subject (seat ``game % 2``), whose actions ``decide``
+    chooses, and ``greedy``; the games and greedy's ties are seeded by ``seed``."""
+    opponent = make_agent("greedy", env_name, np.random.default_rng([seed, 2]))
+    rng = np.random.default_rng([seed, 3])
+    for game in range(games):
+        state = model.new_state(rng)
+        seat = game % 2
+        while not model.is_over(state):
+            player = model.current_player(state)
+            mask = model.legal_mask(state)
+            obs = {"observation": model.observe(state, player), "action_mask": mask}
+            view = model.public_view(state, player)
+            if player == seat:
+                model.step(state, decide(state, obs, view))
+            else:
+                model.step(state, int(opponent.act(obs, view)))

@@ -44,3 +44,14 @@ def test_game_model_and_batched_examples_run(capsys) -> None:
     out = capsys.readouterr().out
     assert "Outcome(ending=<Ending.FINISHED" in out
     assert namespace["out"].observation.shape == (256, 2707)
+
+
+def test_feature_sizes_in_the_readme_are_the_observations() -> None:
+    """The README's table of observation features gives each environment's observation size
+    with features on, as built."""
+    from tabletop_rl.envs import make
+
+    rows = re.findall(r"^\| `(\w+_v\d)` \| (\d+) \| per ", README, re.M)
+    assert {name for name, _ in rows} == {"liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"}
+    for name, size in rows:
+        assert make(name, raw=True, features=True).layout.size == int(size), name

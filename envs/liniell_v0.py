@@ -139,17 +139,19 @@ following seats in turn order, padded with zeros to 4.
 
 ## Features
 
-With `features=True` the observation continues after `phase` with five fields that say what
-each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`),
-and one about the lines' open ends. A lay changes routes several tiles away (a route is a
-longest path), which the `routes` planes show only for the position as it is; the `lay_`
-fields give every legal lay's consequence, the numbers the greedy agent reads from the rules
-engine. They follow the lay action group: shape (7, 7, 4) (window row, window column,
-rotation; `channels_last`, over the window of the `tiles` planes), entry `4 * cell +
-rotation` for lay action `4 * cell + rotation` (each declares the `lay` group as its
-`action_group`, which `action_features: true` in a PPO config reads). They are 0 for
-illegal lays, outside the lay step and when the observer is not the player to act. No
-feature depends on the hidden stack order. Both engines give the same values.
+With `features=True` the observation continues after `phase` with seven fields that say what
+each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`), two
+that say what each occupation would do, and one about the lines' open ends. A lay changes
+routes several tiles away (a route is a longest path), which the `routes` planes show only
+for the position as it is; the `lay_` fields give every legal lay's consequence, the numbers
+the greedy agent reads from the rules engine and the open ends the heuristic agent weighs.
+They follow the lay action group: shape (7, 7, 4) (window row, window column, rotation;
+`channels_last`, over the window of the `tiles` planes), entry `4 * cell + rotation` for lay
+action `4 * cell + rotation`; the `occupy_` fields follow the occupy action group (entry `3 *
+port + source`). Each declares its group as its `action_group`, which `action_features: true`
+in a PPO config reads. They are 0 for illegal actions, outside their step and when the
+observer is not the player to act. No feature depends on the hidden stack order. Both
+engines give the same values.
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|
@@ -158,7 +160,11 @@ feature depends on the hidden stack order. Both engines give the same values.
 | `lay_opponent_gain` | (7, 7, 4) | 3099 | [-38, 38] | change of the best opponent's provisional score that this lay makes |
 | `lay_turn_margin` | (7, 7, 4) | 3295 | [-38, 38] | observer's score minus the best opponent's after the best turn starting with this lay (best occupation, none, or compulsory moves): greedy's value of the lay |
 | `lay_join` | (7, 7, 4) | 3491 | [0, 1] | 1 where this lay joins lines of different players (a compulsory move follows) |
-| `open_ends` | (4, 7, 7) | 3687 | [0, 4] | plane q: at each empty cell that can still receive a tile (4 x 4 rule), the sides facing a line occupied by player q (observer first): open ends, and merge points where two players' lines meet |
+| `lay_open_ends` | (7, 7, 4) | 3687 | [-128, 128] | change of the open-end margin (the observer's open ends less the most of an opponent's) that this lay makes |
+| `lay_merge_points` | (7, 7, 4) | 3883 | [-49, 49] | change of the number of merge points at the observer's lines that this lay makes |
+| `occupy_open_ends` | (12,) | 4079 | [-128, 128] | change of the open-end margin that this occupation (or compulsory move) makes |
+| `occupy_merge_points` | (12,) | 4091 | [-49, 49] | change of the number of merge points at the observer's lines that this occupation (or compulsory move) makes |
+| `open_ends` | (4, 7, 7) | 4103 | [0, 4] | plane q: at each empty cell that can still receive a tile (4 x 4 rule), the sides facing a line occupied by player q (observer first): open ends, and merge points where two players' lines meet |
 
 - `lay_gain`, `lay_opponent_gain`: the lay alone, before any occupation: lines through the
   new tile grow, close with a diamond, or change route (a score can fall: a second diamond
@@ -169,6 +175,15 @@ feature depends on the hidden stack order. Both engines give the same values.
   agent's lay.
 - `lay_join`: the lay joins lines occupied by different players, so a compulsory move
   follows: the observer moves a pawn onto the joined line and the pawns on it go home.
+- `lay_open_ends`, `occupy_open_ends`: the change the action alone makes (the lay before
+  any occupation; the occupation or compulsory move) to the observer's **open-end margin**:
+  the `open_ends` planes summed, the observer's plane less the largest of another player's.
+  A lay that extends the observer's line towards cells still to fill raises it, one that
+  closes it or opens an opponent's line lowers it; occupying a line adds its open ends.
+- `lay_merge_points`, `occupy_merge_points`: the change the action makes to the number of
+  **merge points** at the observer's lines: cells that can still receive a tile and face both
+  a line of the observer and a line of another player, where the next player can join them
+  and take the line.
 - `open_ends`: for every player (observer first), at every empty cell that can still
   receive a tile (the laid area with it fits a 4 x 4 square), how many of its sides face a
   line that player occupies. Every such cell is filled before the game ends, so these are
@@ -229,6 +244,9 @@ and 48 with 3 or 4.
   2,413-entry observation; PPO results with and without them: `docs/results/ppo.md`).
 - v0, `features` option: the five lay feature fields and `open_ends` (off by default; the
   observation without them is unchanged).
+- v0, features revision 2: `lay_open_ends`, `lay_merge_points`, `occupy_open_ends` and
+  `occupy_merge_points` (the observation with features grows from 3,883 to 4,299 entries;
+  without features it is unchanged). Policies trained on revision 1 no longer load.
 """
 
 from __future__ import annotations

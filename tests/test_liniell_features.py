@@ -181,6 +181,66 @@ def test_compiled_batch_features_equal_the_feature_model(num_players: int) -> No
     assert ended > 0 and lays > 100
 
 
+def facing(board, num_players: int) -> np.ndarray:
+    """``(players, cells)``: at each fillable empty cell, the open ends of each player's
+    lines that face it, counted on the rules engine's board and checked against the
+    heuristic agent's ``open_cells``."""
+    fillable = fillable_cells(board)
+    out = np.zeros((num_players, NUM_CELLS), dtype=np.float32)
+    for p, slots in enumerate(board.pawns):
+        for root in {board.lines.find(piece) for piece in slots if piece >= 0}:
+            ends = np.zeros(NUM_CELLS, dtype=np.float32)
+            for piece in board.lines.members(root):
+                cell = piece >> 2
+                for port in board.cell_orient[cell].groups[piece & 3].ports:
+                    if NEIGHBOUR[cell][port] in fillable:
+                        ends[NEIGHBOUR[cell][port]] += 1
+            count, cells = open_cells(board, root, fillable)
+            assert ends.sum() == count and set(np.flatnonzero(ends)) == cells
+            out[p] += ends
+    return out
+
+
+def open_end_margin(board, num_players: int, player: int) -> tuple[float, int]:
+    """The observer's open ends less the most of another player's, and the cells that face
+    both the observer's lines and another player's (merge points), from :func:`facing`."""
+    ends = facing(board, num_players)
+    others = np.delete(ends, player, axis=0)
+    merges = (ends[player] > 0) & (others > 0).any(axis=0)
+    return ends[player].sum() - others.sum(axis=1).max(), int(merges.sum())
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_open_end_fields_equal_stepping_each_action_on_the_board(num_players: int) -> None:
+    """For every legal lay and every legal occupation or compulsory move, the ``_open_ends``
+    and ``_merge_points`` fields are the change that stepping it on a copy makes to the
+    observer's open-end margin and merge points, counted on the rules engine's board;
+    other entries read 0."""
+    model = with_features(LiniellModel(num_players), LINIELL_FEATURES)
+    changed = {"lay": 0, "occupy": 0}
+    for state in random_positions(model, games=3, seed=20 + num_players):
+        player = model.current_player(state)
+        views = model.layout.decode(model.observe(state, player))
+        mask = model.legal_mask(state)
+        margin0, merges0 = open_end_margin(
+            model.public_view(state, player).board, num_players, player
+        )
+        for group, actions in (("lay", range(NUM_LAY)), ("occupy", range(NUM_LAY, SKIP))):
+            ends = views[f"{group}_open_ends"].reshape(-1)
+            merge_points = views[f"{group}_merge_points"].reshape(-1)
+            for i, action in enumerate(actions):
+                if not mask[action]:
+                    assert ends[i] == merge_points[i] == 0
+                    continue
+                after = model.copy(state)
+                model.step(after, action)
+                board = model.public_view(after, player).board
+                margin, merges = open_end_margin(board, num_players, player)
+                assert (ends[i], merge_points[i]) == (margin - margin0, merges - merges0)
+                changed[group] += bool(ends[i] or merge_points[i])
+    assert changed["lay"] > 50 and changed["occupy"] > 10, changed
+
+
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_open_ends_are_the_heuristic_agents_open_cells(num_players: int) -> None:
     """``open_ends`` counts, per player and fillable empty cell, the open ends of that
@@ -193,21 +253,7 @@ def test_open_ends_are_the_heuristic_agents_open_cells(num_players: int) -> None
     for game in range(3):
         env.reset(seed=game)
         while not all(env.terminations.values()):
-            board = env.public_view(env.agent_selection).board
-            fillable = fillable_cells(board)
-            expected = np.zeros((num_players, NUM_CELLS), dtype=np.float32)
-            for p, slots in enumerate(board.pawns):
-                for root in {board.lines.find(piece) for piece in slots if piece >= 0}:
-                    ends = np.zeros(NUM_CELLS, dtype=np.float32)
-                    for piece in board.lines.members(root):
-                        cell = piece >> 2
-                        for port in board.cell_orient[cell].groups[piece & 3].ports:
-                            facing = NEIGHBOUR[cell][port]
-                            if facing in fillable:
-                                ends[facing] += 1
-                    count, cells = open_cells(board, root, fillable)
-                    assert ends.sum() == count and set(np.flatnonzero(ends)) == cells
-                    expected[p] += ends
+            expected = facing(env.public_view(env.agent_selection).board, num_players)
             for observer in range(num_players):
                 obs = model.observe(env.unwrapped.game_state, observer)
                 got = model.layout.decode(obs)[OPEN_ENDS.name].reshape(4, -1)

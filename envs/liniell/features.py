@@ -57,13 +57,19 @@ from ..core.model import GameModel
 from ..core.observation import Field, ObservationLayout
 from . import compiled as core
 from .actions import NUM_LAY, SKIP
-from .board import WINDOW
+from .board import NUM_CELLS, WINDOW
 from .compiled_model import LiniellCompiledModel
 from .model import MAX_PLAYERS, MAX_SCORE
-from .tileset import SQUARE
+from .tileset import NUM_TILES, SQUARE
 
 LAY_SHAPE = (WINDOW, WINDOW, 4)
 """The lay action group's shape: window row, window column, rotation."""
+NUM_OCCUPY = SKIP - NUM_LAY
+"""The occupy action group's size (``3 * port + source``)."""
+MAX_OPEN_ENDS = 4 * NUM_TILES
+"""Open ends of one player's lines at most: every port of every laid tile faces one cell."""
+MAX_MERGE_POINTS = NUM_CELLS
+"""Merge points at most: one per window cell."""
 
 
 def _lay_field(name: str, description: str, low: float, high: float) -> Field:
@@ -106,8 +112,43 @@ LAY_FIELDS = (
         0,
         1,
     ),
+    _lay_field(
+        "lay_open_ends",
+        "change of the open-end margin (the observer's open ends less the most of an "
+        "opponent's) that this lay makes",
+        -2 * MAX_OPEN_ENDS,
+        2 * MAX_OPEN_ENDS,
+    ),
+    _lay_field(
+        "lay_merge_points",
+        "change of the number of merge points at the observer's lines that this lay makes",
+        -MAX_MERGE_POINTS,
+        MAX_MERGE_POINTS,
+    ),
 )
 """The per-lay feature fields, in observation order (see the module docstring)."""
+
+OCCUPY_FIELDS = (
+    Field(
+        "occupy_open_ends",
+        (NUM_OCCUPY,),
+        "change of the open-end margin that this occupation (or compulsory move) makes",
+        low=-2 * MAX_OPEN_ENDS,
+        high=2 * MAX_OPEN_ENDS,
+        action_group="occupy",
+    ),
+    Field(
+        "occupy_merge_points",
+        (NUM_OCCUPY,),
+        "change of the number of merge points at the observer's lines that this occupation "
+        "(or compulsory move) makes",
+        low=-MAX_MERGE_POINTS,
+        high=MAX_MERGE_POINTS,
+        action_group="occupy",
+    ),
+)
+"""The per-occupation feature fields, in the occupy action group's order (``3 * port +
+source``)."""
 
 OPEN_ENDS = Field(
     "open_ends",
@@ -119,7 +160,7 @@ OPEN_ENDS = Field(
     spatial=True,
 )
 
-FIELDS = (*LAY_FIELDS, OPEN_ENDS)
+FIELDS = (*LAY_FIELDS, *OCCUPY_FIELDS, OPEN_ENDS)
 """All feature fields, in observation order."""
 
 
@@ -227,6 +268,88 @@ def _same_placement(geom: np.ndarray, kind: int, a: int, b: int) -> bool:
 
 
 @njit(cache=True)
+def _holds(s: np.ndarray, root: int, player: int) -> bool:
+    """Whether one of ``player``'s pawns stands on line ``root``."""
+    for slot in range(2):
+        pawn = s[core.PAWNS + 2 * player + slot]
+        if pawn >= 0 and core.find(s, pawn) == root:
+            return True
+    return False
+
+
+@njit(cache=True)
+def open_end_margin(
+    s: np.ndarray, geom: np.ndarray, player: int, facing: np.ndarray
+) -> tuple[int, int]:
+    """``(margin, merges)`` of position ``s`` for ``player``: the open ends of ``player``'s
+    lines less the most of another player's, and the merge points at ``player``'s lines
+    (the ``open_ends`` planes summed, as the module docstring defines them; ``facing``:
+    scratch of ``2 * MAX_PLAYERS`` entries)."""
+    n = s[core.NUM_PLAYERS]
+    for q in range(n):
+        facing[q] = 0
+    merges = 0
+    rmin = s[core.RMIN]
+    rmax = s[core.RMAX]
+    cmin = s[core.CMIN]
+    cmax = s[core.CMAX]
+    for r in range(max(rmax - SQUARE + 1, 0), min(rmin + SQUARE, WINDOW)):
+        for c in range(max(cmax - SQUARE + 1, 0), min(cmin + SQUARE, WINDOW)):
+            cell = r * WINDOW + c
+            if s[core.KIND + cell] >= 0:
+                continue
+            for q in range(n):
+                facing[MAX_PLAYERS + q] = 0
+            for port in range(4):
+                other = core.NB[cell, port]
+                if other < 0 or s[core.KIND + other] < 0:
+                    continue
+                root = core.find(s, core.piece_at(s, geom, other, (port + 2) & 3))
+                for q in range(n):
+                    if _holds(s, root, q):
+                        facing[MAX_PLAYERS + q] += 1
+            others = 0
+            for q in range(n):
+                facing[q] += facing[MAX_PLAYERS + q]
+                if q != player:
+                    others += facing[MAX_PLAYERS + q]
+            if facing[MAX_PLAYERS + player] > 0 and others > 0:
+                merges += 1
+    best = 0
+    for q in range(n):
+        if q != player:
+            best = max(best, facing[q])
+    return facing[player] - best, merges
+
+
+@njit(cache=True)
+def occupy_features(
+    s: np.ndarray,
+    geom: np.ndarray,
+    player: int,
+    mask: np.ndarray,
+    open_ends: np.ndarray,
+    merge_points: np.ndarray,
+    after: np.ndarray,
+    facing: np.ndarray,
+) -> None:
+    """Write the two occupy fields (zeroed, :data:`NUM_OCCUPY` entries) for the legal
+    occupations and compulsory moves in ``mask``: the change each makes to the open-end
+    margin and the merge points (:func:`open_end_margin`); ``after`` is a scratch state."""
+    _copy(after, s)
+    margin0, merges0 = open_end_margin(after, geom, player, facing)
+    for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION):
+        if mask[action] == 0:
+            continue
+        _copy(after, s)
+        after[core.STACK_SIZE] = 0  # a turn that ends draws nothing: pawns stay as they are
+        core.apply(after, geom, action)
+        margin, merges = open_end_margin(after, geom, player, facing)
+        open_ends[action - core.OCCUPY_ACTION] = margin - margin0
+        merge_points[action - core.OCCUPY_ACTION] = merges - merges0
+
+
+@njit(cache=True)
 def lay_features(
     s: np.ndarray,
     geom: np.ndarray,
@@ -237,13 +360,16 @@ def lay_features(
     opponent_gain: np.ndarray,
     turn_margin: np.ndarray,
     join: np.ndarray,
+    open_ends: np.ndarray,
+    merge_points: np.ndarray,
     work: np.ndarray,
     masks: np.ndarray,
     next_action: np.ndarray,
+    facing: np.ndarray,
 ) -> None:
-    """Write the five feature fields (zeroed ``(7, 7, 4)`` arrays: window row, window
-    column, rotation) for the legal lays in ``mask``; ``work``, ``masks`` and
-    ``next_action`` (:data:`MAX_DEPTH` rows) are scratch.
+    """Write the seven lay fields (zeroed ``(7, 7, 4)`` arrays: window row, window column,
+    rotation) for the legal lays in ``mask``; ``work``, ``masks`` and ``next_action``
+    (:data:`MAX_DEPTH` rows) and ``facing`` (:func:`open_end_margin`'s) are scratch.
 
     Each lay is tried on a copy of ``s`` whose stack is emptied, so that the turn ends the
     game instead of drawing (and listing the legal lays of) the next tile: scores do not
@@ -253,6 +379,8 @@ def lay_features(
     opp0 = _best_opponent(s, player)
     kind = s[core.DRAWN]
     after = work[0]
+    _copy(after, s)
+    margin0, merges0 = open_end_margin(after, geom, player, facing)
     for action in range(NUM_LAY):
         if mask[action] == 0:
             continue
@@ -271,12 +399,17 @@ def lay_features(
             opponent_gain[row, col, rot] = opponent_gain[row, col, same]
             turn_margin[row, col, rot] = turn_margin[row, col, same]
             join[row, col, rot] = join[row, col, same]
+            open_ends[row, col, rot] = open_ends[row, col, same]
+            merge_points[row, col, rot] = merge_points[row, col, same]
             continue
         _copy(after, s)
         after[core.STACK_SIZE] = 0
         core.apply(after, geom, action)
         gain[row, col, rot] = core.player_points(after, player) - own0
         opponent_gain[row, col, rot] = _best_opponent(after, player) - opp0
+        margin, merges = open_end_margin(after, geom, player, facing)
+        open_ends[row, col, rot] = margin - margin0
+        merge_points[row, col, rot] = merges - merges0
         if after[core.PHASE] == core.OCCUPY:
             turn_margin[row, col, rot] = _best_occupation(after, geom, player, masks[1])
         else:
@@ -298,6 +431,7 @@ class _Scratch(threading.local):
         self.work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
         self.masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
         self.next_action = np.empty(MAX_DEPTH, dtype=np.int64)
+        self.facing = np.empty(2 * MAX_PLAYERS, dtype=np.int64)
 
 
 _SCRATCH = _Scratch()
@@ -322,18 +456,46 @@ def _model_best_turn(model: GameModel, state: Any, player: int) -> float:
     return float(best)
 
 
+def model_open_end_margin(model: GameModel, state: Any, player: int) -> tuple[int, int]:
+    """:func:`open_end_margin` through the game-model interface (any engine): the
+    ``open_ends`` planes of ``player``'s observation, summed (module docstring)."""
+    base = model.layout.decode(model.observe(state, player))
+    planes = np.zeros(OPEN_ENDS.shape, dtype=np.float32)
+    open_ends(base["tiles"][0], base["lines"], planes)
+    return margin_of(planes)
+
+
+def margin_of(planes: np.ndarray) -> tuple[int, int]:
+    """``(margin, merges)`` from ``open_ends`` planes (observer first): the observer's open
+    ends less the most of another player's, and the cells facing both the observer's lines
+    and another player's.
+
+    >>> planes = np.zeros((4, 7, 7), dtype=np.float32)
+    >>> planes[0, 2, 2] = planes[0, 2, 3] = planes[1, 2, 3] = 1
+    >>> margin_of(planes)
+    (1, 1)
+    """
+    totals = planes.reshape(len(planes), -1).sum(axis=1)
+    merges = (planes[0] > 0) & (planes[1:] > 0).any(axis=0)
+    return int(totals[0] - totals[1:].max()), int(merges.sum())
+
+
 def model_lay_features(
     model: GameModel, state: Any, player: int, mask: np.ndarray, out: dict[str, np.ndarray]
 ) -> None:
     """:func:`lay_features` through the game-model interface (any engine): copy the state,
-    step the lay, read the scores, and search the rest of the turn the same way; ``out``
-    holds the zeroed feature fields by name."""
+    step the lay, read the scores and open ends, and search the rest of the turn the same
+    way; ``out`` holds the zeroed feature fields by name."""
     flat = {name: view.reshape(-1) for name, view in out.items()}
     own0, opp0 = _split(model.scores(state), player)
+    margin0, merges0 = model_open_end_margin(model, state, player)
     for action in np.flatnonzero(mask[:NUM_LAY]):
         after = model.copy(state)
         model.step(after, int(action))
         own, opp = _split(model.scores(after), player)
+        margin, merges = model_open_end_margin(model, after, player)
+        flat["lay_open_ends"][action] = margin - margin0
+        flat["lay_merge_points"][action] = merges - merges0
         flat["lay_legal"][action] = 1
         flat["lay_gain"][action] = own - own0
         flat["lay_opponent_gain"][action] = opp - opp0
@@ -344,6 +506,19 @@ def model_lay_features(
             and not model.legal_mask(after)[SKIP]
         )
         flat["lay_join"][action] = float(joined)
+
+
+def model_occupy_features(
+    model: GameModel, state: Any, player: int, mask: np.ndarray, out: dict[str, np.ndarray]
+) -> None:
+    """:func:`occupy_features` through the game-model interface (any engine)."""
+    margin0, merges0 = model_open_end_margin(model, state, player)
+    for action in np.flatnonzero(mask[NUM_LAY:SKIP]):
+        after = model.copy(state)
+        model.step(after, int(NUM_LAY + action))
+        margin, merges = model_open_end_margin(model, after, player)
+        out["occupy_open_ends"][action] = margin - margin0
+        out["occupy_merge_points"][action] = merges - merges0
 
 
 # ----------------------------------------------------------- open ends
@@ -400,7 +575,7 @@ def feature_offsets(layout: ObservationLayout) -> np.ndarray:
     """Where :func:`batch_features` reads and writes in an observation row of ``layout``
     (the base layout with :data:`LINIELL_FEATURES`): the starts of the ``tiles`` and
     ``lines`` planes, then of each feature field in :data:`FIELDS` order."""
-    names = ("tiles", "lines", *(f.name for f in FIELDS))
+    names = ("tiles", "lines", *(f.name for f in FIELDS))  # FIELDS: lays, occupations, ends
     return np.array([layout.slice(name).start for name in names], dtype=np.int64)
 
 
@@ -412,38 +587,48 @@ def _row_features(
     row: np.ndarray,
     player: int,
     mask: np.ndarray,
-    lays: bool,
+    acts: bool,
     work: np.ndarray,
     masks: np.ndarray,
     next_action: np.ndarray,
+    facing: np.ndarray,
 ) -> None:
-    """The features of one observation row (its base part written already)."""
+    """The features of one observation row (its base part written already; ``acts``: the
+    observer is to act, so the lay or occupy fields are written)."""
     cells = WINDOW * WINDOW
     start = off[2]
     row[start:] = 0
     size = cells * 4
-    fields = [row[off[2 + k] : off[2 + k] + size].reshape((WINDOW, WINDOW, 4)) for k in range(5)]
+    lay = [row[off[2 + k] : off[2 + k] + size].reshape((WINDOW, WINDOW, 4)) for k in range(7)]
+    occupy = [row[off[9 + k] : off[9 + k] + NUM_OCCUPY] for k in range(2)]
     occupied = row[off[0] : off[0] + cells].reshape((WINDOW, WINDOW))
     lines = row[off[1] : off[1] + 4 * MAX_PLAYERS * cells].reshape(
         (4 * MAX_PLAYERS, WINDOW, WINDOW)
     )
-    ends = row[off[7] : off[7] + MAX_PLAYERS * cells].reshape((MAX_PLAYERS, WINDOW, WINDOW))
+    ends = row[off[11] : off[11] + MAX_PLAYERS * cells].reshape((MAX_PLAYERS, WINDOW, WINDOW))
     _open_ends(occupied, lines, ends)
-    if lays:
+    if not acts:
+        return
+    if s[core.PHASE] == core.LAY:
         lay_features(
             s,
             geom,
             player,
             mask,
-            fields[0],
-            fields[1],
-            fields[2],
-            fields[3],
-            fields[4],
+            lay[0],
+            lay[1],
+            lay[2],
+            lay[3],
+            lay[4],
+            lay[5],
+            lay[6],
             work,
             masks,
             next_action,
+            facing,
         )
+    else:
+        occupy_features(s, geom, player, mask, occupy[0], occupy[1], work[0], facing)
 
 
 @njit(cache=True, nogil=True)
@@ -458,12 +643,13 @@ def batch_features(
     final_observation: np.ndarray,
 ) -> None:
     """Write the features of a batch's observation rows after its compiled step (row ``i``
-    of each array is game ``i``; ``off`` from :func:`feature_offsets`): the lay features
-    for the player to act where a game goes on, ``open_ends`` everywhere, and those of a
+    of each array is game ``i``; ``off`` from :func:`feature_offsets`): the lay or occupy
+    features for the player to act where a game goes on, ``open_ends`` everywhere, and those of a
     game's final position into its ``final_observation`` row when it ended."""
     work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
     masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
     next_action = np.empty(MAX_DEPTH, dtype=np.int64)
+    facing = np.empty(2 * MAX_PLAYERS, dtype=np.int64)
     for i in range(states.shape[0]):
         s = states[i]
         player = current_player[i]
@@ -479,6 +665,7 @@ def batch_features(
             work,
             masks,
             next_action,
+            facing,
         )
         if ended:
             _row_features(
@@ -492,6 +679,7 @@ def batch_features(
                 work,
                 masks,
                 next_action,
+                facing,
             )
 
 
@@ -506,22 +694,37 @@ def write_features(
 ) -> None:
     """The :class:`~..core.features.FeatureSet` writer (see the module docstring)."""
     open_ends(base["tiles"][0], base["lines"], out[OPEN_ENDS.name])
-    if mask is None or not mask[:NUM_LAY].any():
+    if mask is None:
         return
+    lays, occupations = mask[:NUM_LAY].any(), mask[NUM_LAY:SKIP].any()
     if isinstance(model, LiniellCompiledModel):
         scratch = _SCRATCH
-        lay_features(
-            state.data,
-            model.geom,
-            player,
-            mask,
-            *(out[field.name] for field in LAY_FIELDS),
-            scratch.work,
-            scratch.masks,
-            scratch.next_action,
-        )
-    else:
+        if lays:
+            lay_features(
+                state.data,
+                model.geom,
+                player,
+                mask,
+                *(out[field.name] for field in LAY_FIELDS),
+                scratch.work,
+                scratch.masks,
+                scratch.next_action,
+                scratch.facing,
+            )
+        if occupations:
+            occupy_features(
+                state.data,
+                model.geom,
+                player,
+                mask,
+                *(out[field.name] for field in OCCUPY_FIELDS),
+                scratch.work[0],
+                scratch.facing,
+            )
+    elif lays:
         model_lay_features(model, state, player, mask, out)
+    elif occupations:
+        model_occupy_features(model, state, player, mask, out)
 
 
 LINIELL_FEATURES = FeatureSet("liniell", FIELDS, write_features)
@@ -532,11 +735,17 @@ __all__ = [
     "LAY_FIELDS",
     "LAY_SHAPE",
     "LINIELL_FEATURES",
+    "OCCUPY_FIELDS",
     "OPEN_ENDS",
     "batch_features",
     "feature_offsets",
     "lay_features",
+    "margin_of",
     "model_lay_features",
+    "model_occupy_features",
+    "model_open_end_margin",
+    "occupy_features",
+    "open_end_margin",
     "open_ends",
     "write_features",
 ]

@@ -1,10 +1,11 @@
-"""The cost of Liniell's lay features: ``observe`` with and without them, and a game step.
+"""The cost of Liniell's features: ``observe`` with and without them, and a game step.
 
 Positions come from random play (seeded); every timing is the best of ``--repeats`` passes
 over the same positions with ``time.perf_counter``, on the compiled engine. Printed per
 player count: microseconds per ``step`` (the model's, with a random legal action),
-per ``observe`` without and with features over all positions, over the lay positions only
-(where the features are computed; elsewhere they are zeros), and per whole decision through
+per ``observe`` without and with features over all positions, over the lay positions and
+over the occupy positions (occupations and compulsory moves; the per-action features are
+computed at these two kinds of step, elsewhere they are zeros), and per whole decision through
 ``raw_env`` (``step`` + ``observe`` of the next agent, as a learner's loop does); then per
 game step of the compiled batch (``LiniellBatch``, 64 games, the ``step`` call only).
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from tabletop_rl.envs import liniell_v0
 from tabletop_rl.envs.core.features import with_features
-from tabletop_rl.envs.liniell.actions import NUM_LAY
+from tabletop_rl.envs.liniell.actions import NUM_LAY, SKIP
 from tabletop_rl.envs.liniell.batch import LiniellBatch
 from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
 from tabletop_rl.envs.liniell.features import LINIELL_FEATURES
@@ -106,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 actions.append(action)
                 base.step(state, action)
         lays = [s for s in states if base.legal_mask(s)[:NUM_LAY].any()]
+        occupations = [s for s in states if base.legal_mask(s)[NUM_LAY:SKIP].any()]
         out_base = np.empty(base.layout.size, dtype=np.float32)
         out_feat = np.empty(feat.layout.size, dtype=np.float32)
         # warm the kernels
@@ -121,7 +123,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"observe all positions {best_time(observe_base, states, args.repeats):.1f} us -> "
             f"{best_time(observe_feat, states, args.repeats):.1f} us with features; "
             f"lay positions {best_time(observe_base, lays, args.repeats):.1f} us -> "
-            f"{best_time(observe_feat, lays, args.repeats):.1f} us; raw_env step+observe "
+            f"{best_time(observe_feat, lays, args.repeats):.1f} us; occupy positions "
+            f"{best_time(observe_base, occupations, args.repeats):.1f} us -> "
+            f"{best_time(observe_feat, occupations, args.repeats):.1f} us; raw_env step+observe "
             f"{env_decisions(False, n, args.games // 3, args.seed):.1f} us -> "
             f"{env_decisions(True, n, args.games // 3, args.seed):.1f} us; batch "
             f"{batch_step_time(False, n, 5 * args.games, args.seed):.1f} us -> "

@@ -22,7 +22,17 @@ GAMES = {
         "place_best",
     ),
     "liniell_v0": (
-        ["lay_legal", "lay_gain", "lay_opponent_gain", "lay_turn_margin", "lay_join"],
+        [
+            "lay_legal",
+            "lay_gain",
+            "lay_opponent_gain",
+            "lay_turn_margin",
+            "lay_join",
+            "lay_open_ends",
+            "lay_merge_points",
+            "occupy_open_ends",
+            "occupy_merge_points",
+        ],
         "lay_turn_margin",
     ),
     "qwirkle_cards_v0": (["action_next_qwirkles", "action_own_lines"], "action_own_lines"),

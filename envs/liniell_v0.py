@@ -192,16 +192,16 @@ engines give the same values.
   Shown in every step, to every observer.
 
 Cost: one numba kernel tries every legal lay (about 22 per lay step in random play) on a
-copy of the state, with the rest of the turn; `open_ends` is one pass over the window.
-`python benchmarks/bench_liniell_features.py --games 60 --repeats 7` (best of 7 passes, on a
-shared 2-core machine under load, so figures vary by up to 2x between runs; 2 to 4
-players): `observe` of a lay step 2-7 us without features and 110-215 us with (the kernel
-itself 19-50 us, the rest mostly the feature model's named views of the observation); a
-model `step` 3-14 us; a whole agent step through `raw_env` (step and next observation)
-38-140 us without, 157-340 us with; a game step of the compiled batch (`VectorGames(...,
-features=True)` stays on it; 64 games) 11-12 us without, 55-59 us with. With the reference
-engine the same values come from copying and stepping its states (milliseconds per lay
-step).
+copy of the state, with the rest of the turn, and counts the open ends after each; another
+tries every legal occupation; `open_ends` is one pass over the window.
+`python benchmarks/bench_liniell_features.py --games 60 --repeats 7` (best of 7 passes, 2
+players, three runs on an idle 2-core machine; figures vary by up to 2x between runs):
+`observe` of a lay step 2-4 us without features and 48-73 us with, of an occupy step 2-4 us
+and 26-49 us; a model `step` 3-5 us; a whole agent step through `raw_env` (step and next
+observation) 22-36 us without, 55-91 us with; a game step of the compiled batch
+(`VectorGames(..., features=True)` stays on it; 64 games) 3-8 us without, 20-26 us with.
+With the reference engine the same values come from copying and stepping its states
+(milliseconds per lay step).
 
 ## Rewards
 

@@ -28,11 +28,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError
 
 from .arena import play_game
 from .env_factory import make_env
-from .files import atomic_write_bytes, atomic_write_text
 
 REQUIRED = ("env", "env_kwargs", "seed", "actions")
 

@@ -9,7 +9,8 @@ PettingZoo-style::
 Importing this package also registers the Gymnasium ids ``tabletop_rl/Qwirkle-v0``,
 ``tabletop_rl/QwirkleCards-v0`` and ``tabletop_rl/Liniell-v0`` (single-agent, see
 :func:`make_single_agent`). Environment modules are imported lazily, so importing this package
-is cheap.
+is cheap. It also checks that the compiled kernels cached on disk were built from the source
+as it is, and drops them otherwise (:mod:`.core.kernel_cache`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .core.kernel_cache import drop_stale_kernels
 from .errors import (
     ActionOutOfRangeError,
     ConfigError,
@@ -36,6 +38,7 @@ from .registry import (
 )
 
 register_gymnasium_ids()
+drop_stale_kernels()
 
 __all__ = [
     "GYMNASIUM_IDS",

@@ -36,8 +36,9 @@ The parts, each in its own module:
 
 from __future__ import annotations
 
+from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text
+
 from ..env_factory import make_env
-from ..files import atomic_write_bytes, atomic_write_text
 from .agent_specs import available_agents, game_name, parse_agent_spec, resolve_agent
 from .games import final_scores, play_game, read_records
 from .schedule import ArenaConfig, GameTask, schedule, seat_orders, tables

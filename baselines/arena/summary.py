@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..files import atomic_write_bytes, atomic_write_text, csv_text
+from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text, csv_text
+
 from ..stats import (
     PairResult,
     fit_bradley_terry,

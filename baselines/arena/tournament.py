@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import make_env
-from ..files import atomic_write_text
 from .agent_specs import check_agent_specs
 from .games import play_task, read_records
 from .schedule import ArenaConfig, GameTask, schedule

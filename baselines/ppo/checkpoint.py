@@ -25,10 +25,10 @@ from typing import Any
 import torch
 from torch import nn
 
+from tabletop_rl.envs.core.files import atomic_write
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import make_env
-from ..files import atomic_write
 from .config import PPOConfig, config_from_dict
 from .networks import build_network
 

@@ -21,11 +21,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents import agent_names, make_agent
 from ..arguments import CommandParser, fail
-from ..files import atomic_write_text
 from ..stats import wilson_interval, win_credits
 from .checkpoint import (
     CHECKPOINT_NAME,

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.files import atomic_write_bytes
 from tabletop_rl.envs.errors import ConfigError
 
 from ..arguments import CommandParser, fail
-from ..files import atomic_write_bytes
 
 
 def _read(path: Path) -> list[dict[str, str]]:

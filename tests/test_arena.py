@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop_rl.baselines import arena, files
+from tabletop_rl.baselines import arena
 from tabletop_rl.baselines.agents import agent_names
 from tabletop_rl.baselines.arena import (
     ArenaConfig,
@@ -30,6 +30,7 @@ from tabletop_rl.baselines.arena import (
 from tabletop_rl.baselines.simulator import select_action
 from tabletop_rl.baselines.stats import wilson_interval
 from tabletop_rl.envs import ConfigError, available_envs
+from tabletop_rl.envs.core import files
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:

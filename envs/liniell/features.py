@@ -268,6 +268,19 @@ def _same_placement(geom: np.ndarray, kind: int, a: int, b: int) -> bool:
 
 
 @njit(cache=True)
+def _fillable_span(rmin: int, rmax: int, cmin: int, cmax: int) -> tuple[int, int, int, int]:
+    """``(row_start, row_stop, col_start, col_stop)``: the window cells that can still
+    receive a tile, given the laid area's bounds (the 4 x 4 rule: the area with the cell
+    fits a ``SQUARE`` square); all of the window while nothing is laid (``rmax = -1``)."""
+    return (
+        max(rmax - SQUARE + 1, 0),
+        min(rmin + SQUARE, WINDOW),
+        max(cmax - SQUARE + 1, 0),
+        min(cmin + SQUARE, WINDOW),
+    )
+
+
+@njit(cache=True)
 def _holds(s: np.ndarray, root: int, player: int) -> bool:
     """Whether one of ``player``'s pawns stands on line ``root``."""
     for slot in range(2):
@@ -284,17 +297,14 @@ def open_end_margin(
     """``(margin, merges)`` of position ``s`` for ``player``: the open ends of ``player``'s
     lines less the most of another player's, and the merge points at ``player``'s lines
     (the ``open_ends`` planes summed, as the module docstring defines them; ``facing``:
-    scratch of ``2 * MAX_PLAYERS`` entries)."""
+    scratch of ``2 * MAX_PLAYERS`` entries; ``s`` is only read)."""
     n = s[core.NUM_PLAYERS]
     for q in range(n):
         facing[q] = 0
     merges = 0
-    rmin = s[core.RMIN]
-    rmax = s[core.RMAX]
-    cmin = s[core.CMIN]
-    cmax = s[core.CMAX]
-    for r in range(max(rmax - SQUARE + 1, 0), min(rmin + SQUARE, WINDOW)):
-        for c in range(max(cmax - SQUARE + 1, 0), min(cmin + SQUARE, WINDOW)):
+    r0, r1, c0, c1 = _fillable_span(s[core.RMIN], s[core.RMAX], s[core.CMIN], s[core.CMAX])
+    for r in range(r0, r1):
+        for c in range(c0, c1):
             cell = r * WINDOW + c
             if s[core.KIND + cell] >= 0:
                 continue
@@ -336,8 +346,7 @@ def occupy_features(
     """Write the two occupy fields (zeroed, :data:`NUM_OCCUPY` entries) for the legal
     occupations and compulsory moves in ``mask``: the change each makes to the open-end
     margin and the merge points (:func:`open_end_margin`); ``after`` is a scratch state."""
-    _copy(after, s)
-    margin0, merges0 = open_end_margin(after, geom, player, facing)
+    margin0, merges0 = open_end_margin(s, geom, player, facing)
     for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION):
         if mask[action] == 0:
             continue
@@ -379,8 +388,7 @@ def lay_features(
     opp0 = _best_opponent(s, player)
     kind = s[core.DRAWN]
     after = work[0]
-    _copy(after, s)
-    margin0, merges0 = open_end_margin(after, geom, player, facing)
+    margin0, merges0 = open_end_margin(s, geom, player, facing)
     for action in range(NUM_LAY):
         if mask[action] == 0:
             continue
@@ -485,10 +493,11 @@ def model_lay_features(
 ) -> None:
     """:func:`lay_features` through the game-model interface (any engine): copy the state,
     step the lay, read the scores and open ends, and search the rest of the turn the same
-    way; ``out`` holds the zeroed feature fields by name."""
+    way; ``out`` holds the feature fields by name, zeroed but for ``open_ends``, written for
+    ``state`` already."""
     flat = {name: view.reshape(-1) for name, view in out.items()}
     own0, opp0 = _split(model.scores(state), player)
-    margin0, merges0 = model_open_end_margin(model, state, player)
+    margin0, merges0 = margin_of(out[OPEN_ENDS.name])
     for action in np.flatnonzero(mask[:NUM_LAY]):
         after = model.copy(state)
         model.step(after, int(action))
@@ -511,8 +520,9 @@ def model_lay_features(
 def model_occupy_features(
     model: GameModel, state: Any, player: int, mask: np.ndarray, out: dict[str, np.ndarray]
 ) -> None:
-    """:func:`occupy_features` through the game-model interface (any engine)."""
-    margin0, merges0 = model_open_end_margin(model, state, player)
+    """:func:`occupy_features` through the game-model interface (any engine); ``out`` as
+    for :func:`model_lay_features`."""
+    margin0, merges0 = margin_of(out[OPEN_ENDS.name])
     for action in np.flatnonzero(mask[NUM_LAY:SKIP]):
         after = model.copy(state)
         model.step(after, int(NUM_LAY + action))
@@ -553,8 +563,9 @@ def _open_ends(occupied: np.ndarray, lines: np.ndarray, out: np.ndarray) -> None
                 rmax = max(rmax, r)
                 cmin = min(cmin, c)
                 cmax = max(cmax, c)
-    for r in range(max(rmax - SQUARE + 1, 0), min(rmin + SQUARE, WINDOW)):
-        for c in range(max(cmax - SQUARE + 1, 0), min(cmin + SQUARE, WINDOW)):
+    r0, r1, c0, c1 = _fillable_span(rmin, rmax, cmin, cmax)
+    for r in range(r0, r1):
+        for c in range(c0, c1):
             if occupied[r, c] != 0:
                 continue
             for q in range(MAX_PLAYERS):

@@ -53,7 +53,7 @@ from tabletop_rl.envs.liniell.actions import SKIP, Lay, LiniellCodec, Occupy
 from tabletop_rl.envs.liniell.board import NEIGHBOUR, WINDOW, Board
 from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
 from tabletop_rl.envs.liniell.tiles import Port
-from tabletop_rl.envs.liniell.tileset import NUM_TILES, SQUARE
+from tabletop_rl.envs.liniell.tileset import NUM_TILES
 
 from .base import SeededAgent
 from .heuristic_weights import with_overrides
@@ -85,13 +85,8 @@ def fillable_cells(board: Board) -> set[int]:
     """
     if board.num_laid == 0:
         return {(WINDOW // 2) * WINDOW + WINDOW // 2}
-    out = set()
-    for r in range(max(board.rmax - SQUARE + 1, 0), min(board.rmin + SQUARE, WINDOW)):
-        for c in range(max(board.cmax - SQUARE + 1, 0), min(board.cmin + SQUARE, WINDOW)):
-            cell = r * WINDOW + c
-            if board.cell_kind[cell] < 0:
-                out.add(cell)
-    return out
+    rows, cols = board.fillable_span()
+    return {r * WINDOW + c for r in rows for c in cols if board.cell_kind[r * WINDOW + c] < 0}
 
 
 def open_cells(board: Board, root: int, fillable: set[int]) -> tuple[int, set[int]]:

@@ -173,22 +173,30 @@ class Board:
 
     # --------------------------------------------------------------- placement
     def _fits(self, cell: int) -> bool:
-        r, c = divmod(cell, WINDOW)
+        rows, cols = self.fillable_span()
+        return cell // WINDOW in rows and cell % WINDOW in cols
+
+    def fillable_span(self) -> tuple[range, range]:
+        """The rows and columns of the window whose cells may still receive a tile (the
+        4 x 4 rule: the laid area with the cell fits a ``SQUARE`` square); the whole window
+        while nothing is laid. The reference engine's one copy of the rule.
+
+        >>> from tabletop_rl.envs.liniell import from_text
+        >>> from_text("cross:0 tee:0").fillable_span()  # row 3, columns 2 and 3 laid
+        (range(0, 7), range(0, 6))
+        """
         return (
-            max(self.rmax, r) - min(self.rmin, r) < SQUARE
-            and max(self.cmax, c) - min(self.cmin, c) < SQUARE
+            range(max(self.rmax - SQUARE + 1, 0), min(self.rmin + SQUARE, WINDOW)),
+            range(max(self.cmax - SQUARE + 1, 0), min(self.cmin + SQUARE, WINDOW)),
         )
 
     def candidate_cells(self) -> list[int]:
         """Empty cells where some tile could go (contact and 4 x 4 rules, before the merge ban)."""
         if self.num_laid == 0:
             return [CENTRE_CELL]
-        rlo, rhi = self.rmax - SQUARE + 1, self.rmin + SQUARE - 1
-        clo, chi = self.cmax - SQUARE + 1, self.cmin + SQUARE - 1
+        rows, cols = self.fillable_span()
         return sorted(
-            cell
-            for cell in self.frontier
-            if rlo <= cell // WINDOW <= rhi and clo <= cell % WINDOW <= chi
+            cell for cell in self.frontier if cell // WINDOW in rows and cell % WINDOW in cols
         )
 
     def _neighbour_roots(self, cell: int) -> list[int]:

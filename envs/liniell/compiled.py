@@ -600,10 +600,7 @@ def compute_lay_mask(s: np.ndarray, geom: np.ndarray) -> int:
         s[LAY_MASK + CENTRE_CELL] = 15
         return 4
     kind = s[DRAWN]
-    rlo = s[RMAX] - SQUARE + 1
-    rhi = s[RMIN] + SQUARE - 1
-    clo = s[CMAX] - SQUARE + 1
-    chi = s[CMIN] + SQUARE - 1
+    r0, r1, c0, c1 = fillable_span(s[RMIN], s[RMAX], s[CMIN], s[CMAX])
     ban = False
     for p in range(s[NUM_PLAYERS]):
         if s[PAWNS + 2 * p] >= 0 and s[PAWNS + 2 * p + 1] >= 0:
@@ -612,12 +609,31 @@ def compute_lay_mask(s: np.ndarray, geom: np.ndarray) -> int:
         occupied_roots(s)
     count = 0
     frontier = _frontier(s)
-    for row in range(max(rlo, 0), min(rhi, WINDOW - 1) + 1):
-        for col in range(max(clo, 0), min(chi, WINDOW - 1) + 1):
+    for row in range(r0, r1):
+        for col in range(c0, c1):
             cell = row * WINDOW + col
             if (frontier >> cell) & 1:
                 count += _lay_cell(s, geom, cell, kind, ban)
     return count
+
+
+@njit(cache=True)
+def fillable_span(rmin: int, rmax: int, cmin: int, cmax: int) -> tuple[int, int, int, int]:
+    """``(row_start, row_stop, col_start, col_stop)``: the window cells that can still
+    receive a tile, given the laid area's bounds (the 4 x 4 rule: the area with the cell
+    fits a ``SQUARE`` square); all of the window while nothing is laid (``rmax = -1``).
+    The compiled core's one copy of the rule (the lay mask and the observation features
+    read it; the reference engine's is :meth:`.board.Board.fillable_span`).
+
+    >>> fillable_span(3, 4, 2, 2)  # rows 3-4 and column 2 laid
+    (1, 7, 0, 6)
+    """
+    return (
+        max(rmax - SQUARE + 1, 0),
+        min(rmin + SQUARE, WINDOW),
+        max(cmax - SQUARE + 1, 0),
+        min(cmin + SQUARE, WINDOW),
+    )
 
 
 @njit(cache=True)

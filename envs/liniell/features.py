@@ -60,7 +60,7 @@ from .actions import NUM_LAY, SKIP
 from .board import NUM_CELLS, WINDOW
 from .compiled_model import LiniellCompiledModel
 from .model import MAX_PLAYERS, MAX_SCORE
-from .tileset import NUM_TILES, SQUARE
+from .tileset import NUM_TILES
 
 LAY_SHAPE = (WINDOW, WINDOW, 4)
 """The lay action group's shape: window row, window column, rotation."""
@@ -268,19 +268,6 @@ def _same_placement(geom: np.ndarray, kind: int, a: int, b: int) -> bool:
 
 
 @njit(cache=True)
-def _fillable_span(rmin: int, rmax: int, cmin: int, cmax: int) -> tuple[int, int, int, int]:
-    """``(row_start, row_stop, col_start, col_stop)``: the window cells that can still
-    receive a tile, given the laid area's bounds (the 4 x 4 rule: the area with the cell
-    fits a ``SQUARE`` square); all of the window while nothing is laid (``rmax = -1``)."""
-    return (
-        max(rmax - SQUARE + 1, 0),
-        min(rmin + SQUARE, WINDOW),
-        max(cmax - SQUARE + 1, 0),
-        min(cmin + SQUARE, WINDOW),
-    )
-
-
-@njit(cache=True)
 def _holds(s: np.ndarray, root: int, player: int) -> bool:
     """Whether one of ``player``'s pawns stands on line ``root``."""
     for slot in range(2):
@@ -302,7 +289,7 @@ def open_end_margin(
     for q in range(n):
         facing[q] = 0
     merges = 0
-    r0, r1, c0, c1 = _fillable_span(s[core.RMIN], s[core.RMAX], s[core.CMIN], s[core.CMAX])
+    r0, r1, c0, c1 = core.fillable_span(s[core.RMIN], s[core.RMAX], s[core.CMIN], s[core.CMAX])
     for r in range(r0, r1):
         for c in range(c0, c1):
             cell = r * WINDOW + c
@@ -563,7 +550,7 @@ def _open_ends(occupied: np.ndarray, lines: np.ndarray, out: np.ndarray) -> None
                 rmax = max(rmax, r)
                 cmin = min(cmin, c)
                 cmax = max(cmax, c)
-    r0, r1, c0, c1 = _fillable_span(rmin, rmax, cmin, cmax)
+    r0, r1, c0, c1 = core.fillable_span(rmin, rmax, cmin, cmax)
     for r in range(r0, r1):
         for c in range(c0, c1):
             if occupied[r, c] != 0:

@@ -1,5 +1,5 @@
-"""docs/results' policy diagnostics (teacher agreement, policy confidence) run on a shipped
-policy and report every kind of decision it made."""
+"""docs/results' policy diagnostics (teacher agreement, policy confidence, feature choice) run
+on a shipped policy and report every kind of decision it made."""
 
 from __future__ import annotations
 
@@ -10,17 +10,20 @@ from pathlib import Path
 
 import pytest
 
+from tabletop_rl.envs.errors import ConfigError
+
 pytest.importorskip("torch")
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
 
 def run_on_liniell(
-    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *extra: str
 ) -> str:
-    """What ``python docs/results/SCRIPT pretrained/liniell_v0 --games 2`` prints."""
+    """What ``python docs/results/SCRIPT pretrained/liniell_v0 EXTRA... --games 2`` prints."""
     monkeypatch.syspath_prepend(str(RESULTS))  # as when run: the script's folder on the path
-    monkeypatch.setattr(sys, "argv", [script, "pretrained/liniell_v0", "--games", "2"])
+    argv = [script, "pretrained/liniell_v0", *extra, "--games", "2"]
+    monkeypatch.setattr(sys, "argv", argv)
     runpy.run_path(str(RESULTS / script))["main"]()
     return capsys.readouterr().out
 
@@ -48,3 +51,31 @@ def test_policy_confidence_reports_how_sure_each_decision_is(
     for _, n, chosen, entropy, above99, above999 in rows:
         assert 0 < int(chosen) <= int(n) and float(entropy) >= 0
         assert 0 <= float(above999) <= float(above99) <= 1
+
+
+def test_feature_choice_compares_the_policy_with_a_field_and_the_teacher(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run_on_liniell("feature_choice.py", monkeypatch, capsys, "lay_turn_margin")
+    rows = re.findall(
+        r"  (\w+): (\d+) decisions: teacher ([\d.]+), value ([\d.]+), value meets teacher "
+        r"([\d.]+), value within teacher ([\d.]+); split (\d+) of (\d+) disagreements",
+        out,
+    )
+    assert {name for name, *_ in rows} >= {"lay"}, out
+    for name, n, teacher, value, meets, within, split, disagree in rows:
+        assert 0 <= float(within) <= float(meets) <= 1 and 0 <= float(value) <= 1
+        assert int(split) <= int(disagree) <= int(n)
+        # the disagreements are the decisions where the policy left the teacher's best
+        assert int(disagree) == round(int(n) * (1 - float(teacher)))
+        if name != "lay":  # no named field scores these actions: never the value choice
+            assert float(value) == 0.0
+
+
+def test_feature_choice_names_the_fields_it_can_read(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(
+        ConfigError, match="'board' is not a feature field that scores actions.*lay_gain"
+    ):
+        run_on_liniell("feature_choice.py", monkeypatch, capsys, "board")

@@ -225,6 +225,42 @@ def test_the_teachers_tied_actions_are_one_label() -> None:
     assert spread.log_prob_any(labels).exp().tolist() == pytest.approx([0.5, 1 / 3])
 
 
+@pytest.mark.parametrize("target", ["any", "likeliest"])
+def test_the_likeliest_target_settles_on_one_of_the_teachers_actions(target: str) -> None:
+    """Minimising the distillation loss from a policy that spreads over the teacher's two
+    best actions, slightly below a rival: ``any`` keeps both (their sum is what it raises),
+    ``likeliest`` ends with nearly all the probability on the one it started higher."""
+    from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
+    from tabletop_rl.baselines.ppo.selfplay import padded_labels
+
+    labels = torch.as_tensor(padded_labels([(0, 1)]))
+    logits = torch.tensor([[1.0, 0.95, 1.5, -1.0]], requires_grad=True)
+    optimizer = torch.optim.SGD([logits], lr=0.5)
+    for _ in range(200):
+        dist = MaskedCategorical(logits, torch.ones(1, 4, dtype=torch.bool))
+        if target == "likeliest":
+            loss = -dist.log_prob_likeliest(labels).mean()
+        else:
+            loss = -dist.log_prob_any(labels).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    probs = torch.softmax(logits.detach(), -1)[0].tolist()
+    assert probs[0] + probs[1] > 0.95
+    if target == "likeliest":
+        assert probs[0] > 0.9 and probs[1] < 0.05
+    else:
+        assert probs[1] > 0.3
+
+
+def test_an_unknown_teacher_target_is_refused() -> None:
+    from tabletop_rl.baselines.ppo.config import config_from_dict
+
+    assert config_from_dict({"teacher_target": "likeliest"}).teacher_target == "likeliest"
+    with pytest.raises(ConfigError, match="'teacher_target' must be one of 'any', 'likeliest'"):
+        config_from_dict({"teacher_target": "best"})
+
+
 def test_the_liniell_heuristic_names_every_best_action_and_plays_one() -> None:
     """Brute force over the legal actions: the heuristic values every one of them, its best
     actions are exactly those of the highest value, and it plays one of them."""

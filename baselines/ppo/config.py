@@ -137,6 +137,13 @@ class PPOConfig:
     actions together, to the PPO loss. Empty: no teacher."""
     teacher_coef: float = 1.0
     """Weight of the distillation loss at the start of the run."""
+    teacher_target: str = "any"
+    """What the distillation loss raises: ``any``, the probability that the learner plays
+    any of the teacher's best actions (it may spread over them), or ``likeliest``, the
+    probability of the one of them the learner already rates highest (it settles on one:
+    a player taking its most probable action never loses the teacher's move to a rival
+    action that holds less probability than the teacher's best together, e.g. the orders in
+    which one Qwirkle turn's tiles may be laid)."""
     teacher_decay_steps: int = 0
     """Anneal ``teacher_coef`` linearly to 0 over this many learner steps, after which the
     teacher is no longer asked (0: keep it constant for the whole run)."""
@@ -194,6 +201,9 @@ class PPOConfig:
 
 NETWORK_KINDS = ("conv", "crop", "mlp")
 """The values of the config key ``network``."""
+
+TEACHER_TARGETS = ("any", "likeliest")
+"""The values of the config key ``teacher_target``."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 
@@ -326,6 +336,11 @@ def _validate(cfg: PPOConfig) -> None:
     for key in ("teacher_coef", "pg_coef", "teacher_decay_steps"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"config key {key!r} must be >= 0, got {getattr(cfg, key)}")
+    if cfg.teacher_target not in TEACHER_TARGETS:
+        raise ConfigError(
+            f"config key 'teacher_target' must be one of "
+            f"{', '.join(map(repr, TEACHER_TARGETS))}, got {cfg.teacher_target!r}"
+        )
     if not 0.0 <= cfg.teacher_plays <= 1.0:
         raise ConfigError(f"config key 'teacher_plays' must lie in [0, 1], got {cfg.teacher_plays}")
     if cfg.teacher_plays > 0 and not cfg.teacher:

@@ -72,6 +72,21 @@ class MaskedCategorical:
         picked = torch.where(actions >= 0, picked, torch.full_like(picked, ILLEGAL_LOGIT))
         return picked.logsumexp(dim=-1)
 
+    def log_prob_likeliest(self, actions: torch.Tensor) -> torch.Tensor:
+        """Log-probability of the most probable of a row's ``actions`` (``(B, K)`` indices
+        padded with -1, as :meth:`log_prob_any`): a loss on it raises that one action and
+        lowers the others, so the policy settles on one of them instead of spreading over all.
+
+        >>> logits = torch.log(torch.tensor([[0.4, 0.1, 0.3, 0.2]]))
+        >>> dist = MaskedCategorical(logits, torch.ones(1, 4, dtype=torch.bool))
+        >>> round(dist.log_prob_likeliest(torch.tensor([[1, 2, -1]])).exp().item(), 4)
+        0.3
+        """
+        actions = actions.long()
+        picked = self.logits.gather(-1, actions.clamp_min(0))
+        picked = torch.where(actions >= 0, picked, torch.full_like(picked, ILLEGAL_LOGIT))
+        return picked.max(dim=-1).values
+
     def entropy(self) -> torch.Tensor:
         """Entropy over the legal actions only."""
         plogp = torch.where(self.mask, self.probs * self.logits, torch.zeros_like(self.logits))

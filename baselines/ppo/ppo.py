@@ -71,9 +71,11 @@ def ppo_update(
     loss over the rows a teacher labelled (kickstarting): minus the log-probability that the
     masked policy picks one of the teacher's best actions (``batch.teacher_actions``; a
     scripted teacher breaks ties between them at random, so each is its choice, and a single
-    sampled one would be a noisy label). ``teacher_loss`` and ``teacher_agreement`` (how often
-    the policy's most probable action is one of the teacher's best) are then logged too. The
-    policy-gradient term is weighted by ``cfg.pg_coef``."""
+    sampled one would be a noisy label), or with ``cfg.teacher_target == "likeliest"`` minus
+    the log-probability of the one of them it rates highest. ``teacher_loss`` and
+    ``teacher_agreement`` (how often the policy's most probable action is one of the
+    teacher's best) are then logged too. The policy-gradient term is weighted by
+    ``cfg.pg_coef``."""
     advantages, returns = compute_gae(
         batch.rewards,
         batch.values,
@@ -144,7 +146,11 @@ def ppo_update(
                 labelled = b_labelled[mb]
                 if bool(labelled.any()):
                     best = b_teacher[mb][labelled]
-                    teacher_nll = -dist.log_prob_any(b_teacher[mb])[labelled].mean()
+                    if cfg.teacher_target == "likeliest":
+                        teacher_log_prob = dist.log_prob_likeliest(b_teacher[mb])
+                    else:
+                        teacher_log_prob = dist.log_prob_any(b_teacher[mb])
+                    teacher_nll = -teacher_log_prob[labelled].mean()
                     loss = loss + teacher_coef * teacher_nll
                     with torch.no_grad():
                         teacher_losses.append(teacher_nll.item())

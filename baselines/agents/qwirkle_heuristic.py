@@ -36,10 +36,10 @@ qwirkle_v0 --agents greedy heuristic --games 1000 --seed 21`` gives a win rate o
 ``--games 400 --seed 7`` gave 0.556 (0.507-0.604). The edge is small: greedy is a strong
 Qwirkle player, and all of the measured gain comes from the lines-of-five rule: on the same
 1,000 games of seed 21, the agent without the leave (``heuristic:pair=0,duplicate=0,dead=0``)
-wins 0.544 (0.513-0.574), and valuing a move only by its points less the expected Qwirkle
+wins 0.543 (0.513-0.574), and valuing a move only by its points less the expected Qwirkle
 points its lines of five hand on (``heuristic:risk=1,risk4=0,chance=0,pair=0,duplicate=0,
 dead=0,exchange_margin=1000``: no leave, no lines of four, no chances of our own, no
-exchange while a move is legal) 0.545 (0.514-0.575). On the 400 games of
+exchange while a move is legal) 0.544 (0.514-0.575). On the 400 games of
 seed 7, stronger caution (``risk=2.5,risk4=2.5``) lost to greedy (0.430), valuing our own
 lines of five more (``chance=1.0``) gave 0.542 and rarer exchanges (``exchange_margin=3``)
 0.554. An opponent-reply estimate (the next player's best score through the tiles just

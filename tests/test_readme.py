@@ -55,3 +55,47 @@ def test_feature_sizes_in_the_readme_are_the_observations() -> None:
     assert {name for name, _ in rows} == {"liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"}
     for name, size in rows:
         assert make(name, raw=True, features=True).layout.size == int(size), name
+
+
+ABLATION_RUNS = Path("docs/results/ppo_runs")
+"""Where each cell of the README's ablation table was measured (``evaluate --out``)."""
+ABLATION_CELLS = {
+    "liniell_v0": (
+        "ablation_current/liniell_scratch/eval_greedy_1000.csv",
+        "ablation_current/liniell_features/eval_greedy_1000.csv",
+        "ablation_current/liniell_kickstarted/eval_greedy_1000.csv",
+        "liniell_pilots_open_ends/open_ends/eval_greedy_1000.csv",
+    ),
+    "qwirkle_cards_v0": (
+        "ablation_current/cards_scratch/eval_greedy_1000.csv",
+        "ablation_current/cards_features/eval_greedy_1000.csv",
+        "ablation_current/cards_kickstarted/eval_greedy_1000.csv",
+        "ablation_10cpumin/qwirkle_cards_v0_both_action_features/eval_greedy_1000.csv",
+    ),
+    "qwirkle_v0": (
+        "ablation_current/qwirkle_scratch/eval_greedy_1000.csv",
+        "ablation_current/qwirkle_features/eval_greedy_1000.csv",
+        "qwirkle_ablations/kickstarted_net_code/evaluation.csv",
+        "qwirkle_v0_idle10_net/stage1_eval_greedy_1000.csv",
+    ),
+}
+
+
+def test_the_readme_ablation_table_is_its_evaluations() -> None:
+    """Each cell of the README's ablation table (from scratch, features, kickstarted, both)
+    is the 1,000-game evaluation against greedy kept with that run's logs."""
+    import csv
+
+    section = README.split("**Ablation at equal budgets**", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| `(\w+_v\d)` \|(.*)\|$", section, re.M)
+    assert {name for name, _ in rows} == set(ABLATION_CELLS)
+    for name, cells in rows:
+        shown = [cell.strip() for cell in cells.split("|")]
+        measured = []
+        for path in ABLATION_CELLS[name]:
+            with open(ROOT / ABLATION_RUNS / path) as f:
+                row = next(r for r in csv.DictReader(f) if r["opponent"] == "greedy")
+            assert row["games"] == "1000", path
+            rate, low, high = (float(row[k]) for k in ("win_rate", "ci_low", "ci_high"))
+            measured.append(f"{rate:.3f} ({low:.3f}–{high:.3f})")
+        assert shown == measured, name

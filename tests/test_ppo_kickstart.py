@@ -87,15 +87,20 @@ def test_a_slot_labels_only_learner_decisions_with_the_teachers_choice() -> None
     assert isinstance(report, Decision) and report.teacher_actions == ()
 
 
-def test_clone_reproduces_the_teachers_choices_on_held_positions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", ["any", "likeliest"])
+def test_clone_reproduces_the_teachers_choices_on_held_positions(
+    tmp_path: Path, target: str
+) -> None:
     run_dir = tmp_path / "clone"
     args = [*TOY, "--teacher", "tactics", "--total_steps", "12000", "--num_workers", "0"]
+    args += ["--teacher_target", target]
     args += ["--opponents", "{random: 1.0}", "--update_epochs", "4"]
     args += ["--lr", "0.003", "--rollout_steps", "16", "--num_envs", "32", "--network", "mlp"]
     args += ["--hidden_sizes", "[64, 64]"]
     assert clone.main([SMOKE, *args, "--run_dir", str(run_dir)]) == 0
     cfg = load_config(run_dir / "config.yaml")
     assert (cfg.teacher_plays, cfg.pg_coef, cfg.ent_coef) == (1.0, 0.0, 0.0)
+    assert cfg.teacher_target == target
     rows = _rows(run_dir)
     assert float(rows[-1]["teacher_agreement"]) > float(rows[0]["teacher_agreement"])
 

@@ -51,27 +51,11 @@ class ActionFeatures(nn.Module):
 
     def __init__(self, layout: ObservationLayout, action_layout: ObservationLayout) -> None:
         super().__init__()
-        groups = {g.name: g for g in action_layout}
         self.num_actions = action_layout.size
         # (observation start, action offset, size) of every field that describes actions
-        self.parts: list[tuple[int, int, int]] = []
-        for f in layout:
-            if f.action_group is None:
-                continue
-            group = groups.get(f.action_group)
-            if group is None:
-                raise ConfigError(
-                    f"observation field {f.name!r} describes action group {f.action_group!r}, "
-                    f"which the game does not have; its groups: {', '.join(groups)}"
-                )
-            if (f.shape, f.channels_last) != (group.shape, group.channels_last):
-                raise ConfigError(
-                    f"observation field {f.name!r} (shape {f.shape}) does not match its "
-                    f"action group {group.name!r} (shape {group.shape}) entry for entry"
-                )
-            self.parts.append(
-                (layout.slice(f.name).start, action_layout.slice(group.name).start, f.size)
-            )
+        self.parts: list[tuple[int, int, int]] = [
+            (obs.start, acts.start, f.size) for f, obs, acts in layout.action_fields(action_layout)
+        ]
         if not self.parts:
             raise ConfigError(
                 "action_features: true needs observation fields that describe actions (an "

@@ -67,10 +67,7 @@ class MaskedCategorical:
         >>> round(dist.log_prob_any(torch.tensor([[0, 2, -1]])).exp().item(), 4)
         0.5
         """
-        actions = actions.long()
-        picked = self.logits.gather(-1, actions.clamp_min(0))
-        picked = torch.where(actions >= 0, picked, torch.full_like(picked, ILLEGAL_LOGIT))
-        return picked.logsumexp(dim=-1)
+        return self._labels_log_probs(actions).logsumexp(dim=-1)
 
     def log_prob_likeliest(self, actions: torch.Tensor) -> torch.Tensor:
         """Log-probability of the most probable of a row's ``actions`` (``(B, K)`` indices
@@ -82,10 +79,14 @@ class MaskedCategorical:
         >>> round(dist.log_prob_likeliest(torch.tensor([[1, 2, -1]])).exp().item(), 4)
         0.3
         """
+        return self._labels_log_probs(actions).max(dim=-1).values
+
+    def _labels_log_probs(self, actions: torch.Tensor) -> torch.Tensor:
+        """``(B, K)``: the log-probability of each of a row's ``actions``, the padding (-1)
+        at the illegal actions' value, so that it adds nothing and is never the largest."""
         actions = actions.long()
         picked = self.logits.gather(-1, actions.clamp_min(0))
-        picked = torch.where(actions >= 0, picked, torch.full_like(picked, ILLEGAL_LOGIT))
-        return picked.max(dim=-1).values
+        return torch.where(actions >= 0, picked, torch.full_like(picked, ILLEGAL_LOGIT))
 
     def entropy(self) -> torch.Tensor:
         """Entropy over the legal actions only."""

@@ -48,18 +48,14 @@ def value_reader(
 ) -> list[tuple[slice, slice]]:
     """``(observation slice, action slice)`` of each named field; a clear error for a field
     the observation lacks or one that does not score actions."""
-    known = [f.name for f in layout if f.action_group is not None]
-    parts = []
-    for name in names:
-        if name not in known:
-            raise ConfigError(
-                f"{name!r} is not a feature field that scores actions; this game's: "
-                + ", ".join(known)
-            )
-        field = layout[name]
-        group = actions.slice(str(field.action_group))
-        parts.append((layout.slice(name), slice(group.start, group.start + field.size)))
-    return parts
+    scoring = {f.name: (obs, acts) for f, obs, acts in layout.action_fields(actions)}
+    unknown = [name for name in names if name not in scoring]
+    if unknown:
+        raise ConfigError(
+            f"{unknown[0]!r} is not a feature field that scores actions; this game's: "
+            + ", ".join(scoring)
+        )
+    return [scoring[name] for name in names]
 
 
 def main() -> None:

@@ -30,6 +30,8 @@ from math import prod
 import numpy as np
 from gymnasium import spaces
 
+from ..errors import ConfigError
+
 
 @dataclass(frozen=True)
 class Field:
@@ -115,6 +117,37 @@ class ObservationLayout:
             if s.start <= index < s.stop:
                 return f
         raise IndexError(f"entry {index} lies outside the layout's {self.size} entries")
+
+    def action_fields(self, actions: ObservationLayout) -> list[tuple[Field, slice, slice]]:
+        """``(field, observation slice, action slice)`` of every field that describes the
+        actions of a group (``action_group``), entry ``i`` of the field belonging to action
+        ``i`` of the group; ``actions`` is the game's action layout. A clear error for a
+        group the game lacks or a field whose shape is not the group's.
+
+        >>> layout = ObservationLayout((Field("board", (4,), "cells"),
+        ...                             Field("gain", (3,), "points", action_group="lay")))
+        >>> actions = ObservationLayout((Field("skip", (1,), "skip"), Field("lay", (3,), "lays")))
+        >>> [(f.name, o, a) for f, o, a in layout.action_fields(actions)]
+        [('gain', slice(4, 7, None), slice(1, 4, None))]
+        """
+        groups = {g.name: g for g in actions}
+        out = []
+        for f in self.fields:
+            if f.action_group is None:
+                continue
+            group = groups.get(f.action_group)
+            if group is None:
+                raise ConfigError(
+                    f"observation field {f.name!r} describes action group {f.action_group!r}, "
+                    f"which the game does not have; its groups: {', '.join(groups)}"
+                )
+            if (f.shape, f.channels_last) != (group.shape, group.channels_last):
+                raise ConfigError(
+                    f"observation field {f.name!r} (shape {f.shape}) does not match its "
+                    f"action group {group.name!r} (shape {group.shape}) entry for entry"
+                )
+            out.append((f, self._slices[f.name], actions.slice(group.name)))
+        return out
 
     def zeros(self) -> np.ndarray:
         """A new all-zero observation vector."""

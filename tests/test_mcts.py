@@ -342,3 +342,39 @@ def test_turn_search_options_are_checked() -> None:
         MCTSAgent(rng, candidates=0)
     with pytest.raises(ConfigError, match="tree_turns"):
         MCTSAgent(rng, tree_turns=0)
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_qwirkle_playout_greedy_turns_score_the_best_legal_move(seed: int) -> None:
+    """The greedy turns of the whole-turn search's playouts (read off the compiled engine's
+    arrays) score, in every turn of whole games, the most that any legal move scores by the
+    reference engine's complete move generator, the end bonus included."""
+    from tabletop_rl.baselines.agents.turns import QwirkleTurnModel
+    from tabletop_rl.baselines.simulator import Playout
+    from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+    from tabletop_rl.envs.qwirkle.game import END_BONUS
+
+    model = QwirkleCompiledModel()
+    game = Playout(model, model.new_state(np.random.default_rng(seed)))
+    turns, rng = QwirkleTurnModel(), np.random.default_rng(seed)
+    played = 0
+    while not model.is_over(game.state):
+        player = game.current_player()
+        view = game.public_view(player)
+        ends = view.bag_size == 0
+        best = (
+            max(
+                (s + (END_BONUS if ends and len(m) == len(view.hand) else 0))
+                for m, s in view.scored_moves()
+            )
+            if view.scored_moves()
+            else 0
+        )
+        before = game.scores()[player]
+        for action in turns.greedy_actions(game, rng):
+            assert game.action_mask()[action]
+            game.step(action)
+        assert game.scores()[player] - before == best
+        assert model.is_over(game.state) or game.current_player() != player
+        played += 1
+    assert played > 30

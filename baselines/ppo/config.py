@@ -131,8 +131,9 @@ class PPOConfig:
     # -------------------------------------------------------------- kickstarting
     teacher: str = ""
     """Kickstarting (Schmitt et al., 2018): a scripted agent of the game (``heuristic``,
-    ``greedy``, ``mcts``, ...) that labels every learner decision with the actions it rates
-    best (those it breaks ties between at random); the update adds ``teacher_coef`` times a
+    ``greedy``, ...; not ``mcts``, which plans by simulating the game where a teacher sees
+    the public view) that labels every learner decision with the actions it rates best
+    (those it breaks ties between at random); the update adds ``teacher_coef`` times a
     distillation loss, minus the log-probability the learner's masked policy gives those
     actions together, to the PPO loss. Empty: no teacher."""
     teacher_coef: float = 1.0

@@ -91,13 +91,19 @@ def _options(
                 if scratch[action]:
                     options[n] = action
                     n += 1
-    points = -1
-    if scratch[K.HAND * cells]:
-        points = K.move_points(grid, meta)
-        if meta[K.BAGN] == 0 and meta[K.HLEN + meta[K.CUR]] == meta[K.PN]:
-            points += K.END_BONUS
+    points = end_points(grid, meta) if scratch[K.HAND * cells] else -1
     K.clear_mask(meta, scratch)
     return n, points
+
+
+@njit(cache=True)
+def end_points(grid: np.ndarray, meta: np.ndarray) -> int:
+    """The points of ending the turn now, with the tiles laid so far (the end bonus included
+    when they empty the hand with the bag empty); call it only where the mask allows ending."""
+    points = K.move_points(grid, meta)
+    if meta[K.BAGN] == 0 and meta[K.HLEN + meta[K.CUR]] == meta[K.PN]:
+        points += K.END_BONUS
+    return points
 
 
 @njit(cache=True)
@@ -251,6 +257,45 @@ def best_turn_points(
         net[action] = best_net
 
 
+def greedy_action(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    mask: np.ndarray,
+    rng: np.random.Generator,
+) -> int:
+    """The next sub-action of a greedy turn of the player to act, read off the compiled
+    engine's arrays: a placement whose best complete turn (:func:`best_turn_points`) scores
+    the most (ties drawn with ``rng``), or ending the turn once that scores as much
+    (:func:`end_points`) as any way on; -1 when ``mask`` allows neither (at a turn's start
+    with nothing to place: the turn is an exchange or a pass). Played step by step, the
+    turn scores the most points of any legal move, the end bonus included (the greedy agent
+    leaves the bonus out of its choice); ``grid`` and ``meta`` are unchanged.
+
+    >>> import numpy as np
+    >>> from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+    >>> model = QwirkleCompiledModel()
+    >>> state = model.new_state(np.random.default_rng(0))
+    >>> action = greedy_action(state.grid, state.fit, state.meta, model.legal_mask(state),
+    ...                        np.random.default_rng(0))
+    >>> bool(model.legal_mask(state)[action]), action < model.codec.end
+    (True, True)
+    """
+    end = K.HAND * int(meta[K.WIN]) ** 2
+    placements = np.flatnonzero(mask[:end])
+    stop = end_points(grid, meta) if mask[end] else -1
+    if placements.size == 0:
+        return end if stop >= 0 else -1
+    values = np.zeros(end, dtype=np.float32)
+    best_turn_points(grid, fit, meta, mask, values, np.zeros(end, dtype=np.float32), np.zeros(1))
+    scores = values[placements]
+    best = scores.max()
+    if stop >= best:
+        return end
+    ties = placements[scores == best]
+    return int(ties[rng.integers(ties.size)]) if ties.size > 1 else int(ties[0])
+
+
 @njit(cache=True)
 def _net(grid: np.ndarray, meta: np.ndarray, hold: np.ndarray, hand: int, points: int) -> float:
     """``points`` of ending the turn now minus what it hands the next player (none when it
@@ -328,6 +373,8 @@ def view_handed_points(view: QwirkleView, move: Move, hold: np.ndarray) -> float
 __all__ = [
     "MAX_OPTIONS",
     "best_turn_points",
+    "end_points",
+    "greedy_action",
     "handed_points",
     "hold_probabilities",
     "view_best_turn_points",

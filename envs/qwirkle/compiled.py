@@ -130,6 +130,12 @@ class CompiledQwirkleState:
             self._rng_state = None
         return self._rng
 
+    def replace_generator(self, rng: np.random.Generator) -> None:
+        """Use ``rng`` as the game's generator from now on (a determinisation must not
+        foresee the real game's future shuffles)."""
+        self._rng = rng
+        self._rng_state = None
+
     # --------------------------------------------------- the reference view
     def reference(self) -> QwirkleState:
         """The same position as a reference :class:`~.model.QwirkleState` (a new object)."""
@@ -426,13 +432,34 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
     def resample_hidden(
         self, st: CompiledQwirkleState, player: int, rng: np.random.Generator
     ) -> None:
-        ref = st.reference()
-        self.reference.resample_hidden(ref, player, rng)
+        """The reference engine's redeal (:meth:`QwirkleModel.resample_hidden`), the same
+        hands, bag and generator for the same ``rng``. When nothing the other hands hold is
+        on the table (not the start row, and no tiles laid this turn by another player) the
+        redeal is the engine's plain one (:meth:`GameState.resample_hidden`: the sorted
+        hidden tiles shuffled and dealt, the other hands in seat order, then the bag), done
+        here on the compiled arrays without rebuilding the reference game."""
         meta = st.meta
-        for p, hand in enumerate(ref.game.hands):
-            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + HAND_SIZE] = -1
-            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
-        meta[K.BAG : K.BAG + len(ref.game.bag)] = ref.game.bag
+        if meta[K.FIRST] or (meta[K.CUR] != player and meta[K.PN]):
+            ref = st.reference()
+            self.reference.resample_hidden(ref, player, rng)
+            for p, hand in enumerate(ref.game.hands):
+                meta[K.HANDS + 6 * p : K.HANDS + 6 * p + HAND_SIZE] = -1
+                meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
+            meta[K.BAG : K.BAG + len(ref.game.bag)] = ref.game.bag
+            st.replace_generator(ref.game.rng)
+            return
+        others = [p for p in range(int(meta[K.NP])) if p != player]
+        pool = meta[K.BAG : K.BAG + meta[K.BAGN]].tolist()
+        for p in others:
+            pool += meta[K.HANDS + 6 * p : K.HANDS + 6 * p + meta[K.HLEN + p]].tolist()
+        pool.sort()
+        rng.shuffle(pool)
+        for p in others:
+            n = int(meta[K.HLEN + p])
+            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + n] = pool[:n]
+            pool = pool[n:]
+        meta[K.BAG : K.BAG + len(pool)] = pool
+        st.replace_generator(np.random.default_rng(int(rng.integers(2**63))))
 
     def engine_state(self, st: CompiledQwirkleState) -> GameState:
         """The position as the reference engine's game (rebuilt: for the invariant checks)."""

@@ -362,14 +362,11 @@ def test_qwirkle_playout_greedy_turns_score_the_best_legal_move(seed: int) -> No
         player = game.current_player()
         view = game.public_view(player)
         ends = view.bag_size == 0
-        best = (
-            max(
-                (s + (END_BONUS if ends and len(m) == len(view.hand) else 0))
-                for m, s in view.scored_moves()
-            )
-            if view.scored_moves()
-            else 0
-        )
+        scored = [
+            s + (END_BONUS if ends and len(m) == len(view.hand) else 0)
+            for m, s in view.scored_moves()
+        ]
+        best = max(scored, default=0)
         before = game.scores()[player]
         for action in turns.greedy_actions(game, rng):
             assert game.action_mask()[action]

@@ -140,19 +140,15 @@ class QwirkleTurnModel:
 
     def greedy_actions(self, game: Playout, rng: np.random.Generator) -> Iterator[int]:
         state = game.state
-        if not isinstance(state, CompiledQwirkleState):
-            yield from QwirkleGreedyAgent(rng).turn_actions(game.public_view(game.current_player()))
-            return
-        end = game.model.codec.end
-        while True:
-            action = greedy_action(state.grid, state.fit, state.meta, game.action_mask(), rng)
-            if action < 0:  # nothing to place: greedy's exchange (or pass)
-                view = game.public_view(game.current_player())
-                yield from QwirkleGreedyAgent(rng).turn_actions(view)
-                return
-            yield action
-            if action == end:
-                return
+        if isinstance(state, CompiledQwirkleState):
+            end = game.model.codec.end
+            grid, fit, meta = state.grid, state.fit, state.meta
+            while (action := greedy_action(grid, fit, meta, game.action_mask(), rng)) >= 0:
+                yield action
+                if action == end:
+                    return
+        # the reference engine, or nothing to place: the greedy agent's turn (an exchange)
+        yield from QwirkleGreedyAgent(rng).turn_actions(game.public_view(game.current_player()))
 
     def turn_started(self, view: QwirkleView) -> bool:
         return bool(view.laid_this_turn)

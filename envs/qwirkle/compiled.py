@@ -33,7 +33,7 @@ from ..errors import ConfigError
 from . import compiled_kernels as K
 from .actions import QwirkleAction, QwirkleCodec
 from .board import Board
-from .game import GameState, TurnKind
+from .game import GameState, TurnKind, redeal_hidden
 from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW, QwirkleModel, QwirkleState, QwirkleView
 from .moves import largest_sets
 from .tiles import COPIES, HAND_SIZE, NUM_KINDS
@@ -435,31 +435,26 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         """The reference engine's redeal (:meth:`QwirkleModel.resample_hidden`), the same
         hands, bag and generator for the same ``rng``. When nothing the other hands hold is
         on the table (not the start row, and no tiles laid this turn by another player) the
-        redeal is the engine's plain one (:meth:`GameState.resample_hidden`: the sorted
-        hidden tiles shuffled and dealt, the other hands in seat order, then the bag), done
-        here on the compiled arrays without rebuilding the reference game."""
+        redeal is the engine's plain one (:func:`~.game.redeal_hidden`), applied here to the
+        compiled arrays without rebuilding the reference game."""
         meta = st.meta
         if meta[K.FIRST] or (meta[K.CUR] != player and meta[K.PN]):
             ref = st.reference()
             self.reference.resample_hidden(ref, player, rng)
-            for p, hand in enumerate(ref.game.hands):
-                meta[K.HANDS + 6 * p : K.HANDS + 6 * p + HAND_SIZE] = -1
-                meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
-            meta[K.BAG : K.BAG + len(ref.game.bag)] = ref.game.bag
-            st.replace_generator(ref.game.rng)
-            return
-        others = [p for p in range(int(meta[K.NP])) if p != player]
-        pool = meta[K.BAG : K.BAG + meta[K.BAGN]].tolist()
-        for p in others:
-            pool += meta[K.HANDS + 6 * p : K.HANDS + 6 * p + meta[K.HLEN + p]].tolist()
-        pool.sort()
-        rng.shuffle(pool)
-        for p in others:
-            n = int(meta[K.HLEN + p])
-            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + n] = pool[:n]
-            pool = pool[n:]
-        meta[K.BAG : K.BAG + len(pool)] = pool
-        st.replace_generator(np.random.default_rng(int(rng.integers(2**63))))
+            hands, bag, generator = ref.game.hands, ref.game.bag, ref.game.rng
+        else:
+            held = [
+                meta[K.HANDS + 6 * p : K.HANDS + 6 * p + meta[K.HLEN + p]].tolist()
+                for p in range(int(meta[K.NP]))
+            ]
+            hidden_bag = meta[K.BAG : K.BAG + meta[K.BAGN]].tolist()
+            hands, bag = redeal_hidden(held, hidden_bag, player, rng)
+            generator = np.random.default_rng(int(rng.integers(2**63)))
+        for p, hand in enumerate(hands):
+            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + HAND_SIZE] = -1
+            meta[K.HANDS + 6 * p : K.HANDS + 6 * p + len(hand)] = hand
+        meta[K.BAG : K.BAG + len(bag)] = bag
+        st.replace_generator(generator)
 
     def engine_state(self, st: CompiledQwirkleState) -> GameState:
         """The position as the reference engine's game (rebuilt: for the invariant checks)."""

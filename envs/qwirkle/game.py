@@ -65,6 +65,31 @@ def _tiles(tiles: Iterable[Tile | str], what: str) -> list[Tile]:
         raise ConfigError(f"{what}: {exc}") from None
 
 
+def redeal_hidden(
+    hands: Sequence[Sequence[Tile]], bag: Sequence[Tile], player: int, rng: np.random.Generator
+) -> tuple[list[list[Tile]], list[Tile]]:
+    """The hands and bag after redealing everything ``player`` cannot see: the tiles of the
+    bag and of the other hands, sorted and shuffled with ``rng``, dealt to the other hands in
+    seat order (each keeps its size), the rest the new bag. Sorted first, so the result
+    depends on what is hidden, never on how it was arranged.
+
+    >>> hands, bag = redeal_hidden([[1, 2], [3, 4]], [5, 6], 0, np.random.default_rng(0))
+    >>> hands[0], sorted(hands[1] + bag)
+    ([1, 2], [3, 4, 5, 6])
+    """
+    pool: list[Tile] = list(bag)
+    for p, h in enumerate(hands):
+        if p != player:
+            pool.extend(h)
+    pool.sort()
+    rng.shuffle(pool)
+    out = [list(h) for h in hands]
+    for p, h in enumerate(hands):
+        if p != player:
+            out[p], pool = pool[: len(h)], pool[len(h) :]
+    return out, pool
+
+
 class TurnKind(Enum):
     """What a turn did."""
 
@@ -418,21 +443,12 @@ class GameState:
         return copy.deepcopy(self)
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> None:
-        """Redeal the other hands and the bag at random, keeping what ``player`` can see."""
-        pool: list[Tile] = list(self.bag)
-        for p, h in enumerate(self.hands):
+        """Redeal the other hands and the bag at random, keeping what ``player`` can see
+        (:func:`redeal_hidden`)."""
+        hands, self.bag = redeal_hidden(self.hands, self.bag, player, rng)
+        for p in range(len(hands)):
             if p != player:
-                pool.extend(h)
-        # shuffle from the sorted multiset: the result depends on what is hidden, never on
-        # how it was arranged
-        pool.sort()
-        rng.shuffle(pool)
-        for p, h in enumerate(self.hands):
-            if p != player:
-                n = len(h)
-                self.hands[p] = pool[:n]
-                pool = pool[n:]
-        self.bag = pool
+                self.hands[p] = hands[p]
 
     def dump(self) -> str:
         """The whole state as readable text, for bug reports."""

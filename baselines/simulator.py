@@ -8,17 +8,18 @@ game on the game's public model — everything the agent cannot see (other hands
 the bag or stack) redrawn consistently with what it can see. The agent never touches the real
 environment, so it cannot peek.
 
+The same choice serves the training's game slots, which play on a game model without an
+environment (:func:`agent_view`). Observation features are left out of a search's copies: a
+search plays by the rules alone.
+
 >>> import numpy as np
 >>> from tabletop_rl.baselines.agents import RandomAgent
->>> class Coin:
-...     def __init__(self):
-...         self.agent_selection = "player_0"
-...     def observe(self, agent):
-...         return {"action_mask": np.array([0, 1], dtype=np.int8)}
-...     def public_view(self, agent):
-...         return {"seen_by": agent}
->>> select_action(RandomAgent(np.random.default_rng(0)), Coin())
-1
+>>> from tabletop_rl.envs import liniell_v0
+>>> env = liniell_v0.raw_env()
+>>> env.reset(seed=0)
+>>> action = select_action(RandomAgent(np.random.default_rng(0)), env)
+>>> bool(env.observe(env.agent_selection)["action_mask"][action])
+True
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.core.model import GameModel, Outcome, StepResult
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError
 
@@ -87,21 +89,29 @@ class Playout:
 
 
 class Simulator:
-    """A search agent's handle on the game, for the player ``agent`` (see the module docstring).
+    """A search agent's handle on the game, for player ``player`` (see the module docstring).
 
     It holds the real game privately; an agent uses only :meth:`public_view`,
     :meth:`sample` and the read-only facts below.
     """
 
-    def __init__(self, env: Any, agent: str, env_name: str | None = None) -> None:
-        raw = getattr(env, "unwrapped", env)
-        self.model: GameModel = raw.model
-        self._state = raw.game_state
-        self.agent = agent
+    def __init__(
+        self, model: GameModel, state: Any, player: int, env_name: str | None = None
+    ) -> None:
+        # a search plays by the rules alone: observation features (FeatureModel) would be
+        # computed whenever a playout observes (greedy rollouts of the sub-action search)
+        self.model = model.base if isinstance(model, FeatureModel) else model
+        self._state = state
         self.env_name = env_name
-        self.player: int = raw.possible_agents.index(agent)
-        self.num_players: int = self.model.num_players
-        self.info = self.model.info
+        self.player = player
+        self.num_players: int = model.num_players
+        self.info = model.info
+
+    @classmethod
+    def of_env(cls, env: Any, agent: str, env_name: str | None = None) -> Simulator:
+        """The simulator of ``agent`` (a PettingZoo agent name) in a tabletop-rl environment."""
+        raw = getattr(env, "unwrapped", env)
+        return cls(raw.model, raw.game_state, raw.possible_agents.index(agent), env_name)
 
     def public_view(self) -> Any:
         """What the player may see of the state (the model's ``public_view``)."""
@@ -128,6 +138,31 @@ class Simulator:
         return Playout(self.model, state)
 
 
+def agent_view(
+    agent: Any, model: GameModel, state: Any, player: int, env_name: str | None = None
+) -> Any:
+    """What ``agent`` is handed to decide for ``player``: a :class:`Simulator` if it sets
+    ``needs_simulator``, else the public view (None for a game without one).
+
+    >>> from tabletop_rl.baselines.agents import RandomAgent
+    >>> from tabletop_rl.envs.liniell.model import LiniellModel
+    >>> model = LiniellModel()
+    >>> state = model.new_state(np.random.default_rng(0))
+    >>> from tabletop_rl.baselines.agents.mcts import make_mcts
+    >>> rng = np.random.default_rng(0)
+    >>> type(agent_view(make_mcts(rng, "liniell_v0"), model, state, 0)).__name__
+    'Simulator'
+    >>> type(agent_view(RandomAgent(rng), model, state, 0)).__name__  # the engine's game
+    'Game'
+    """
+    if getattr(agent, "needs_simulator", False):
+        return Simulator(model, state, player, env_name)
+    try:
+        return model.public_view(state, player)
+    except NotImplementedError:
+        return None
+
+
 def select_action(
     agent: Any,
     env: Any,
@@ -143,13 +178,8 @@ def select_action(
     """
     name = agent_name or env.agent_selection
     obs = observation if observation is not None else env.observe(name)
-    if getattr(agent, "needs_simulator", False):
-        view: Any = Simulator(env, name, env_name)
-    else:
-        try:
-            view = env.public_view(name)
-        except NotImplementedError:
-            view = None
+    raw = getattr(env, "unwrapped", env)
+    view = agent_view(agent, raw.model, raw.game_state, raw.possible_agents.index(name), env_name)
     action = agent.act(obs, view)
     mask = obs["action_mask"]
     if isinstance(action, bool) or not isinstance(action, int | np.integer):
@@ -165,4 +195,4 @@ def select_action(
     return action
 
 
-__all__ = ["Playout", "Simulator", "select_action"]
+__all__ = ["Playout", "Simulator", "agent_view", "select_action"]

@@ -1,7 +1,10 @@
 """CPU time of a search agent's decisions: one game against greedy, seat 0 searching.
 
     python benchmarks/mcts_decision_cpu.py liniell_v0 mcts 2
+    python benchmarks/mcts_decision_cpu.py qwirkle_v0 mcts 2 --features
 
+``--features`` plays in the environment with observation features on, as training does
+(a search must simulate the rules alone, without computing the features at every step).
 Prints how many decisions were searched (plan-following steps of a whole-turn plan cost no
 search and are not counted) and the mean and largest CPU seconds of one searched decision.
 """
@@ -22,8 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("env", help="environment name, e.g. qwirkle_v0")
     parser.add_argument("agent", help="agent spec of seat 0, e.g. mcts or mcts:simulations=50")
     parser.add_argument("seed", type=int, help="seed of the game")
+    parser.add_argument(
+        "--features", action="store_true", help="observation features on, as in training"
+    )
     args = parser.parse_args(argv)
-    env = make_env(args.env, num_players=2)
+    env = make_env(args.env, num_players=2, features=args.features)
     env.reset(seed=args.seed)
     searcher = resolve_agent(args.agent, args.env, np.random.default_rng(0))
     greedy = resolve_agent("greedy", args.env, np.random.default_rng(1))

@@ -97,7 +97,7 @@ def test_options_are_checked() -> None:
 def test_simulator_hides_the_real_game() -> None:
     env = toy_games.raw_env(num_players=2)
     env.reset(seed=6)
-    sim = Simulator(env, "player_0")
+    sim = Simulator.of_env(env, "player_0")
     assert sim.public_view() == env.public_view("player_0")
     sample = sim.sample(np.random.default_rng(0))
     assert sample.state is not env.game_state

@@ -55,6 +55,10 @@ since the search's position minus the best other player's gain (the whole-turn s
 that a lead or a deficit does not flatten the comparison). A game without scores is judged a
 draw at the cut.
 
+As a kickstarting teacher (``teacher: mcts``) the agent labels the decisions of a learner
+it does not play for: :meth:`MCTSAgent.best_actions` names the move :meth:`act` would play,
+and once the learner leaves a planned turn, nothing for the rest of it.
+
 The budget is ``simulations`` iterations per decision, or ``time_ms`` milliseconds if given.
 :func:`make_mcts` (what the arena and the CLI use for ``mcts``) applies per-game defaults
 (:data:`ENV_DEFAULTS`), chosen so that a decision costs well under a second of CPU (the
@@ -324,6 +328,36 @@ class MCTSAgent(SeededAgent):
             self.last_iterations = 0
             return int(legal[0])
         return self._search_actions(mask, view)
+
+    def best_actions(self, observation: Mapping[str, np.ndarray], view: Any = None) -> list[int]:
+        """The moves the search rates best here, as a teacher names them (kickstarting).
+
+        A teacher is asked at every decision of the learner it watches but does not choose
+        what is played. With the sub-action search this is the action :meth:`act` plays.
+        With the whole-turn search the turn is searched at its start, and the labels are the
+        sub-actions that go on playing the chosen turn in any order of its remaining ones
+        (:meth:`TurnModel.continuations`: the order of a turn's tiles or cards is not a choice
+        the search made), the one :meth:`act` would play first. Once the learner leaves the
+        chosen turn, the rest of that turn gets no label (an empty list): the search said
+        nothing about it, and the sub-action search :meth:`act` would fall back to is weak in
+        these games.
+        """
+        if self.search != "turns" or view is None or not hasattr(view, "sample"):
+            return [self.act(observation, view)]
+        mask = np.asarray(observation["action_mask"])
+        model = self._model(view)
+        public = view.public_view()
+        first: list[int] = []
+        if not model.turn_started(public):
+            first = [self._act_turns(mask, view)]
+        elif self._plan is not None and self._plan.next_fits(model.progress(public), mask):
+            first = [self._plan.advance()]
+        turn = self.last_turn
+        rest = None if turn is None else model.continuations(public, turn)
+        if rest is None:  # the learner left the chosen turn
+            self._plan = None
+            return []
+        return first + [a for a in dict.fromkeys(rest) if mask[a] and a not in first]
 
     def _budget_left(self, iterations: int, deadline: float | None) -> bool:
         if deadline is None:

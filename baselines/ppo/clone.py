@@ -39,7 +39,7 @@ def clone_settings(cfg: PPOConfig, own_run_dir: bool = False) -> dict[str, Any]:
     if not cfg.teacher:
         raise ConfigError(
             "clone needs a teacher: --teacher NAME (a scripted agent of "
-            f"{cfg.env}: {', '.join(agent_names(cfg.env))})"
+            f"{cfg.env}: {', '.join(agent_names(cfg.env))}; or mcts)"
         )
     keep = own_run_dir or cfg.run_dir.endswith(CLONE_SUFFIX)
     run_dir = cfg.run_dir if keep else cfg.run_dir + CLONE_SUFFIX

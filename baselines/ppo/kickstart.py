@@ -3,8 +3,8 @@
 Schmitt et al. (2018), *Kickstarting Deep Reinforcement Learning*: a student trained by
 policy gradient also minimises the cross-entropy of its policy on a teacher's choices, with a
 weight that is annealed away so the student can end up better than its teacher. Here the
-teacher is one of the game's scripted agents (config key ``teacher``): every learner decision
-is labelled with the actions the teacher rates best in the same position
+teacher is one of the game's scripted agents or the search ``mcts`` (config key ``teacher``):
+every learner decision is labelled with the actions the teacher rates best in the same position
 (:class:`~.rollout.GameSlot` asks it in the game workers), and :func:`~.ppo.ppo_update` adds
 ``teacher_weight(cfg, step)`` times the distillation loss to the PPO loss.
 

@@ -42,7 +42,9 @@ from tabletop_rl.envs.core.model import Ending, GameModel
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents.base import best_choices
+from ..arena.agent_specs import resolve_agent
 from ..env_factory import make_env
+from ..simulator import agent_view
 
 TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 """The ``env`` value that selects the tic-tac-toe test game."""
@@ -67,8 +69,9 @@ class GameSetup:
     controllers: tuple[str, ...]
     """Per seat: ``"learner"``, ``"pool:K"`` or a scripted agent's name."""
     teacher: str = ""
-    """A scripted agent that labels every learner decision with the actions it rates best
-    (:attr:`Decision.teacher_actions`); empty: none."""
+    """The spec of an agent (a scripted agent or ``mcts``, with options) that labels every
+    learner decision with the actions it rates best (:attr:`Decision.teacher_actions`);
+    empty: none."""
 
 
 @dataclass
@@ -146,7 +149,7 @@ class GameSlot:
         self.learner_seats = {seat for seat, c in enumerate(setup.controllers) if c == LEARNER}
         if setup.teacher:  # its own generator: the opponents play the same games either way
             teacher_rng = np.random.default_rng([setup.agent_seed, 1])
-            self.teacher = make_agent(setup.teacher, self.env_name, teacher_rng)
+            self.teacher = resolve_agent(setup.teacher, self.env_name, teacher_rng)
         return self._advance()
 
     def act(self, action: int) -> Report:
@@ -172,6 +175,11 @@ class GameSlot:
             outcome = self.model.outcome(self.state)
             assert outcome is not None
             self._rewards += outcome.win_rewards()
+
+    def _view(self, agent: Any, seat: int) -> Any:
+        """What ``agent`` sees to decide for ``seat``: the public view, or a simulator of this
+        game for a search agent (an ``mcts`` teacher)."""
+        return agent_view(agent, self.model, self.state, seat, self.env_name)
 
     def _teacher_labels(self, obs: dict[str, np.ndarray], view: Any) -> tuple[int, ...]:
         """The teacher's best actions, or none where it has no choice to offer (a scripted
@@ -208,12 +216,12 @@ class GameSlot:
             if scripted is None:
                 labels: tuple[int, ...] = ()
                 if self.teacher is not None and seat in self.learner_seats:
-                    labels = self._teacher_labels(obs, model.public_view(state, seat))
+                    labels = self._teacher_labels(obs, self._view(self.teacher, seat))
                 rewards, steps = self._take_rewards()
                 return Decision(
                     seat, obs["observation"], obs["action_mask"], rewards, steps, labels
                 )
-            self._step(int(scripted.act(obs, model.public_view(state, seat))))
+            self._step(int(scripted.act(obs, self._view(scripted, seat))))
 
 
 # --------------------------------------------------------------------------- workers

@@ -57,6 +57,7 @@ import torch
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents import agent_names
+from ..arena.agent_specs import check_agent_specs, parse_agent_spec
 from .checkpoint import (
     CHECKPOINT_NAME,
     load_checkpoint,
@@ -161,11 +162,18 @@ def _check_opponents(cfg: PPOConfig) -> None:
             f"config key 'opponents' names {missing}, not agents of {cfg.env}; "
             f"allowed: 'self', 'pool', {', '.join(repr(a) for a in available)}"
         )
-    if cfg.teacher and cfg.teacher not in available:
-        raise ConfigError(
-            f"config key 'teacher' names {cfg.teacher!r}, not a scripted agent of {cfg.env}; "
-            f"allowed: {', '.join(repr(a) for a in available)}"
-        )
+    if cfg.teacher:
+        teachers = [*available, "mcts"]
+        if parse_agent_spec(cfg.teacher)[0] not in teachers:
+            raise ConfigError(
+                f"config key 'teacher' names {cfg.teacher!r}, not a scripted agent of "
+                f"{cfg.env} or mcts; allowed: {', '.join(repr(a) for a in teachers)}, "
+                "with options after a colon (e.g. 'mcts:simulations=60')"
+            )
+        try:
+            check_agent_specs([cfg.teacher], cfg.env)
+        except ConfigError as exc:
+            raise ConfigError(f"config key 'teacher': {exc}") from None
 
 
 def _rollout_log(stats: RolloutStats, elapsed: float) -> dict[str, Any]:

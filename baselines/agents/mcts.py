@@ -132,7 +132,11 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # --env qwirkle_cards_v0 --agents mcts greedy --games 100 --seed 2026 --workers 1`).
     # Against the heuristic (its prior's source): 0.550 (0.452-0.644) over 100 games (same
     # command, --agents mcts heuristic). About 0.4-0.6 s of CPU a decision (most 0.8-1.2 s,
-    # late in the game).
+    # late in the game) then. Since the greedy playouts and the heuristic's priors test a
+    # selection's validity with the compiled solver (same turns, same games), about half:
+    # 0.904 and 1.066 s before, 0.460 and 0.528 s after on one machine (`python
+    # benchmarks/mcts_decision_cpu.py qwirkle_cards_v0 mcts 2`, and 3); what remains is
+    # mostly the reference engine's legal_turns listing the root's turns.
     "qwirkle_cards_v0": {
         "search": "turns",
         "simulations": 32,

@@ -32,7 +32,7 @@ from tabletop_rl.envs.qwirkle_cards.actions import (
     TakeQwirkle,
 )
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
-from tabletop_rl.envs.qwirkle_cards.solver import find_split
+from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
 from tabletop_rl.envs.qwirkle_cards.turns import Turn, start_turns, sub_multisets
 from tabletop_rl.envs.qwirkle_cards_v0 import QwirkleCardsView
 
@@ -41,10 +41,24 @@ from .base import SeededAgent
 CODEC = QwirkleCardsCodec()
 
 
+_LINE_KIND_INDEX = np.array(LINE_KINDS, dtype=np.intp)
+"""``(lines, 6)``: the card kinds of each line, to take the bound of many multisets at once."""
+
+
 def qwirkle_bound(after: tuple[int, ...]) -> int:
     """An upper bound on the Qwirkles takeable from ``after``: per line, the fewest copies
-    of its kinds, summed."""
-    return sum(min(after[k] for k in LINE_KINDS[line]) for line in range(NUM_LINES))
+    of its kinds, summed.
+
+    >>> from tabletop_rl.envs.qwirkle_cards.cards import parse_cards
+    >>> qwirkle_bound(parse_cards("Ro Rx Rs Rd Rt Rc Bo"))
+    1
+    """
+    return int(qwirkle_bounds(np.asarray(after)[None])[0])
+
+
+def qwirkle_bounds(after: np.ndarray) -> np.ndarray:
+    """:func:`qwirkle_bound` of every row of ``after`` (``(n, 36)`` counts)."""
+    return after[:, _LINE_KIND_INDEX].min(axis=2).sum(axis=1)
 
 
 def most_qwirkles(after: tuple[int, ...], floor: int = 0) -> tuple[int, ...] | None:
@@ -54,7 +68,7 @@ def most_qwirkles(after: tuple[int, ...], floor: int = 0) -> tuple[int, ...] | N
     best_n = [floor]
     found = [floor == 0]
 
-    def rec(start: int, rest: list[int], taken: list[int], n: int, split: Any) -> None:
+    def rec(start: int, rest: list[int], taken: list[int], n: int) -> None:
         if n > best_n[0]:
             best_n[0] = n
             best[:] = taken
@@ -68,15 +82,14 @@ def most_qwirkles(after: tuple[int, ...], floor: int = 0) -> tuple[int, ...] | N
             if all(rest[k] for k in kinds):
                 for k in kinds:
                     rest[k] -= 1
-                child = find_split(tuple(rest), hint=split)
-                if child is not None:
+                if is_valid_counts(rest):
                     taken[line] += 1
-                    rec(line, rest, taken, n + 1, child)
+                    rec(line, rest, taken, n + 1)
                     taken[line] -= 1
                 for k in kinds:
                     rest[k] += 1
 
-    rec(0, list(after), [0] * NUM_LINES, 0, find_split(after))
+    rec(0, list(after), [0] * NUM_LINES, 0)
     return tuple(best) if found[0] else None
 
 
@@ -86,23 +99,22 @@ def best_turn(view: QwirkleCardsView, rng: np.random.Generator) -> Turn | None:
     if view.first_turn:
         turns = start_turns(hand)
         return turns[int(rng.integers(len(turns)))]
-    table = view.table
-    candidates = []
-    for played in sub_multisets(hand):
-        if not any(played):
-            continue
-        after = tuple(t + p for t, p in zip(table, played, strict=True))
-        candidates.append((qwirkle_bound(after), sum(played), played, after))
+    selections = [played for played in sub_multisets(hand) if any(played)]
+    plays = np.array(selections, dtype=np.int64).reshape(-1, NUM_KINDS)
+    afters = plays + np.asarray(view.table, dtype=np.int64)
+    keys = zip(qwirkle_bounds(afters).tolist(), plays.sum(axis=1).tolist(), strict=True)
+    candidates = [(b, n, i) for i, (b, n) in enumerate(keys)]
     order = rng.permutation(len(candidates))
     candidates = [candidates[i] for i in order]
     candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
     best: Turn | None = None
     best_key = (-1, -1)
-    for bound, size, played, after in candidates:
+    for bound, size, i in candidates:
         if (bound, size) <= best_key:
             break
-        if find_split(after) is None:
+        if not is_valid_counts(afters[i]):
             continue
+        played, after = selections[i], tuple(afters[i].tolist())
         # what beats the best so far: as many Qwirkles with more cards, or more Qwirkles
         need = best_key[0] if size > best_key[1] else best_key[0] + 1
         if need > bound:

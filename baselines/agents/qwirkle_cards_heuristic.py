@@ -76,7 +76,7 @@ from tabletop_rl.envs.qwirkle_cards.actions import (
     TakeQwirkle,
 )
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
-from tabletop_rl.envs.qwirkle_cards.solver import find_split
+from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
 from tabletop_rl.envs.qwirkle_cards.turns import (
     EMPTY_LINES,
     Counts,
@@ -225,7 +225,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
                 break  # exact: nothing later can be worth more
             if most and tried >= self.weights.take_candidates:
                 break
-            if find_split(after) is None:
+            if not is_valid_counts(after):
                 continue
             if most == 0:
                 best.append((value, turn))
@@ -298,7 +298,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         for _, played, after in ranked:
             if tried >= self.weights.take_candidates:
                 break
-            if find_split(after) is None:
+            if not is_valid_counts(after):
                 continue
             found = False
             for more_taken in takeable_sets(after, most):
@@ -427,7 +427,7 @@ def _most_taken(bounded: Iterable[tuple[int, Counts]]) -> int:
     for bound, after in sorted(bounded, key=lambda c: c[0], reverse=True):
         if bound <= most:
             break
-        if find_split(after) is None:
+        if not is_valid_counts(after):
             continue
         taken = most_qwirkles(after, floor=most)
         if taken is not None:
@@ -445,7 +445,7 @@ def _groups(scored: list[tuple[float, Turn, Counts | None]]) -> Iterator[list[tu
         if group and value < top - 1e-9:
             yield group
             group = []
-        if after is not None and find_split(after) is None:
+        if after is not None and not is_valid_counts(after):
             continue
         if not group:
             top = value

@@ -357,11 +357,11 @@ class MCTSAgent(SeededAgent):
         elif self._plan is not None and self._plan.next_fits(model.progress(public), mask):
             first = [self._plan.advance()]
         turn = self.last_turn
-        rest = None if turn is None else model.continuations(public, turn)
-        if rest is None:  # the learner left the chosen turn
+        rest = [] if turn is None else model.continuations(public, turn, mask)
+        if not rest:  # the learner left the chosen turn
             self._plan = None
             return []
-        return first + [a for a in dict.fromkeys(rest) if mask[a] and a not in first]
+        return first + [a for a in rest if a not in first]
 
     def _budget_left(self, iterations: int, deadline: float | None) -> bool:
         if deadline is None:

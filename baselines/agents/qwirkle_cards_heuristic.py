@@ -327,10 +327,10 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
 
     def _next_action(self, view: Any, turn: Turn, mask: np.ndarray) -> int | None:
         """The next sub-action of ``turn`` after what was taken and played so far, in
-        whichever order the masks allow (the first of :func:`_ways_on`; the end of the turn
+        whichever order the masks allow (the first of :func:`ways_on`; the end of the turn
         once all is done); None if the turn does not extend the selection so far or the masks
         forbid every way on."""
-        steps = _ways_on(view, turn, mask)
+        steps = ways_on(view, turn, mask)
         if not steps:
             return None
         if steps[0] == END_TURN:
@@ -371,11 +371,11 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         if not started and (self._best is None or self._best[0] != key):
             self._best = (key, [t for _, t in next(self.completions(view))])
         if self._best is not None and self._best[0] == key:
-            found = {a for turn in self._best[1] for a in _ways_on(view, turn, mask)}
+            found = {a for turn in self._best[1] for a in ways_on(view, turn, mask)}
             if found:
                 return sorted(found)
         for group in self.completions(view):
-            found = {a for _, turn in group for a in _ways_on(view, turn, mask)}
+            found = {a for _, turn in group for a in ways_on(view, turn, mask)}
             if found:
                 return sorted(found)
         raise ValueError(
@@ -383,7 +383,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         )
 
 
-def _ways_on(view: Any, turn: Turn, mask: np.ndarray) -> list[int]:
+def ways_on(view: Any, turn: Turn, mask: np.ndarray) -> list[int]:
     """Every unmasked way on with ``turn`` after what was taken and played so far, in the
     order :meth:`QwirkleCardsHeuristicAgent.act` follows: taking any of its Qwirkles not taken
     yet (Qwirkles come before cards), else playing any of its cards not played yet, else ending
@@ -459,4 +459,4 @@ def _holds_all(copies: tuple[int, ...], total: int, hand: int) -> float:
     return hand_holds_all(list(range(len(copies))), copies, total, hand)
 
 
-__all__ = ["QwirkleCardsHeuristicAgent", "QwirkleCardsWeights", "hand_holds_all"]
+__all__ = ["QwirkleCardsHeuristicAgent", "QwirkleCardsWeights", "hand_holds_all", "ways_on"]

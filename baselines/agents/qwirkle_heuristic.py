@@ -289,7 +289,7 @@ class QwirkleHeuristicAgent(SeededAgent):
         laid so far this turn (``view.laid_this_turn``): the ways to finish the turn. Mid-turn
         the laid tiles themselves are one of them (every partial move is a legal move), except
         on the first turn, whose start row must be complete."""
-        laid = _laid_placements(view)
+        laid = laid_placements(view)
         return [(v, m) for v, m in self.move_candidates(view) if laid <= set(m)]
 
     def _choose(self, scored: list[tuple[float, Any]]) -> Any:
@@ -321,12 +321,12 @@ class QwirkleHeuristicAgent(SeededAgent):
 
     def _next_action(self, view: Any, move: Move, mask: np.ndarray) -> int | None:
         """The next sub-action of ``move`` after the tiles laid so far: the first of
-        :func:`_ways_on` (its first tile not laid yet, in the move's order, whose placement is
+        :func:`ways_on` (its first tile not laid yet, in the move's order, whose placement is
         unmasked, or the end of the turn once every tile is laid); None if the laid tiles are
         not part of ``move`` or the masks forbid every way on."""
-        if not _laid_placements(view) <= set(move):
+        if not laid_placements(view) <= set(move):
             return None
-        action = next(_ways_on(view, move, mask), None)
+        action = next(ways_on(view, move, mask), None)
         if action == view.codec.end:
             self._plan = None
         return action
@@ -363,7 +363,7 @@ class QwirkleHeuristicAgent(SeededAgent):
             self._options = (key, self.candidates(view))
         options = self._options[1]
         if view.laid_this_turn:
-            laid = _laid_placements(view)
+            laid = laid_placements(view)
             options = [(v, o) for v, o in options if not isinstance(o, int) and laid <= set(o)]
         elif not options:
             return [int(codec.encode(Pass()))]  # nothing else is possible
@@ -375,7 +375,7 @@ class QwirkleHeuristicAgent(SeededAgent):
                 if isinstance(option, int):
                     found.add(int(codec.encode(Exchange.from_bits(option))))
                 else:
-                    found.update(_ways_on(view, option, mask))
+                    found.update(ways_on(view, option, mask))
             if found:
                 return sorted(found)
             options = [(v, o) for v, o in options if v < top - 1e-9]
@@ -384,11 +384,11 @@ class QwirkleHeuristicAgent(SeededAgent):
         )
 
 
-def _ways_on(view: Any, move: Move, mask: np.ndarray) -> Iterator[int]:
+def ways_on(view: Any, move: Move, mask: np.ndarray) -> Iterator[int]:
     """Every unmasked way on with ``move`` (which holds the tiles laid so far), in the move's
     order: a placement of each of its tiles not laid yet, from every hand slot holding that
     tile, or the end of the turn once all are laid."""
-    laid = _laid_placements(view)
+    laid = laid_placements(view)
     if len(laid) == len(move):
         if mask[view.codec.end]:
             yield int(view.codec.end)
@@ -410,9 +410,16 @@ def _turn_key(view: Any) -> tuple[Any, ...]:
     return (len(view.board), view.board.bounds() if len(view.board) else None, view.hand)
 
 
-def _laid_placements(view: Any) -> set[tuple[int, int, Tile]]:
+def laid_placements(view: Any) -> set[tuple[int, int, Tile]]:
     """The tiles laid so far this turn as ``(row, col, tile)``."""
     return {(r, c, view.hand[slot]) for r, c, slot in view.laid_this_turn}
 
 
-__all__ = ["QwirkleHeuristicAgent", "QwirkleWeights", "holds_all", "missing_tiles"]
+__all__ = [
+    "QwirkleHeuristicAgent",
+    "QwirkleWeights",
+    "holds_all",
+    "laid_placements",
+    "missing_tiles",
+    "ways_on",
+]

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from tabletop_rl.envs.qwirkle.actions import Exchange, Pass, Place
+from tabletop_rl.envs.qwirkle.actions import Exchange, Pass
 from tabletop_rl.envs.qwirkle.best_turns import greedy_action
 from tabletop_rl.envs.qwirkle.compiled import CompiledQwirkleState
 from tabletop_rl.envs.qwirkle_cards.actions import (
@@ -61,7 +61,8 @@ from tabletop_rl.envs.qwirkle_v0 import QwirkleView
 from .qwirkle import QwirkleGreedyAgent
 from .qwirkle_cards import best_turn
 from .qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
-from .qwirkle_heuristic import QwirkleHeuristicAgent
+from .qwirkle_cards_heuristic import ways_on as cards_ways_on
+from .qwirkle_heuristic import QwirkleHeuristicAgent, laid_placements, ways_on
 
 if TYPE_CHECKING:
     from ..simulator import Playout
@@ -96,10 +97,10 @@ class TurnModel(Protocol):
         """What the viewer sees of the turn under way (to check a plan is still followed)."""
         ...
 
-    def continuations(self, view: Any, option: TurnOption) -> list[int] | None:
-        """The sub-actions that go on playing ``option`` from the turn under way, in any order
-        of its remaining sub-actions (the caller keeps the legal ones); None when what the
-        viewer has played this turn is not part of ``option``."""
+    def continuations(self, view: Any, option: TurnOption, mask: np.ndarray) -> list[int]:
+        """The legal sub-actions that go on playing ``option`` from the turn under way, in any
+        order of its remaining sub-actions; none when what the viewer has played this turn is
+        not part of ``option``."""
         ...
 
 
@@ -162,25 +163,16 @@ class QwirkleTurnModel:
     def progress(self, view: QwirkleView) -> Hashable:
         return view.laid_this_turn
 
-    def continuations(self, view: QwirkleView, option: TurnOption) -> list[int] | None:
-        """Each tile of the move not laid yet, at its cell, from any free slot holding its
-        kind (a duplicate tile is the same move); "end turn" once all are laid. An exchange
+    def continuations(self, view: QwirkleView, option: TurnOption, mask: np.ndarray) -> list[int]:
+        """The heuristic's ways on with the move (:func:`.qwirkle_heuristic.ways_on`: each
+        tile not laid yet from any free slot holding its kind, then "end turn"). An exchange
         or a pass is one sub-action: its own."""
         if option.key[0] != "move":
-            return None if view.laid_this_turn else list(option.actions[:1])
-        hand = view.hand
-        laid = {(r, c, hand[slot]) for r, c, slot in view.laid_this_turn}
+            return [] if view.laid_this_turn else [a for a in option.actions[:1] if mask[a]]
         planned: frozenset[tuple[int, int, Any]] = option.key[1]
-        if not laid <= planned:
-            return None
-        used = {slot for _, _, slot in view.laid_this_turn}
-        out = []
-        for r, c, tile in sorted(planned - laid):
-            wr, wc = view.window_cell(r, c)  # type: ignore[misc]
-            for slot, held in enumerate(hand):
-                if held == tile and slot not in used:
-                    out.append(view.codec.encode(Place(slot, wr, wc)))
-        return out or [view.end_turn]
+        if not laid_placements(view) <= planned:
+            return []
+        return list(ways_on(view, sorted(planned), mask))
 
 
 CARDS_CODEC = QwirkleCardsCodec()
@@ -235,24 +227,15 @@ class QwirkleCardsTurnModel:
     def progress(self, view: QwirkleCardsView) -> Hashable:
         return view.played, view.taken
 
-    def continuations(self, view: QwirkleCardsView, option: TurnOption) -> list[int] | None:
-        """Each Qwirkle the turn takes that is not taken yet; once all are taken, each card
-        it plays that is not played yet (no Qwirkle can be taken after a card is played);
-        then "end turn". The forced redraw is its own sub-action."""
-        turn = option.key
-        if not isinstance(turn, Turn):
-            return None if self.turn_started(view) else list(option.actions[:1])
-        taken, played = view.taken, view.played
-        if any(a > b for a, b in zip(taken, turn.taken, strict=True)) or any(
-            a > b for a, b in zip(played, turn.played, strict=True)
-        ):
-            return None
-        rest: list[TakeQwirkle | PlayCard] = [
-            TakeQwirkle(L) for L in range(NUM_LINES) if taken[L] < turn.taken[L]
-        ]
-        if not rest:
-            rest = [PlayCard(k) for k in range(NUM_KINDS) if played[k] < turn.played[k]]
-        return [CARDS_CODEC.encode(a) for a in rest] or [CARDS_CODEC.encode(EndTurn())]
+    def continuations(
+        self, view: QwirkleCardsView, option: TurnOption, mask: np.ndarray
+    ) -> list[int]:
+        """The heuristic's ways on with the turn (:func:`.qwirkle_cards_heuristic.ways_on`: its
+        Qwirkles not taken yet, then its cards not played yet, then "end turn"). The forced
+        redraw is its own sub-action."""
+        if not isinstance(option.key, Turn):
+            return [] if self.turn_started(view) else [a for a in option.actions[:1] if mask[a]]
+        return cards_ways_on(view, option.key, mask)
 
 
 TURN_MODELS: dict[str, type] = {

@@ -112,3 +112,39 @@ def test_evaluate_prints_which_update_a_shipped_policy_is_from(
     assert "update " in out and "step " in out and "--out FILE" in out
     assert evaluate.main([*argv, "--out", str(tmp_path / "e.csv")]) == 0
     assert (tmp_path / "e.csv").is_file()
+
+
+def test_an_agent_evaluated_in_the_policys_seat_plays_the_policys_games(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``evaluate SPEC --env ENV`` puts an agent where the policy sits, in the same games: the
+    shipped policy played as the agent ``ppo:pretrained/liniell_v0`` gets the very credits,
+    game by game, that evaluating the policy gets; another agent gets its own."""
+    from tabletop_rl.baselines.ppo.checkpoint import network_from_checkpoint
+
+    cfg, net = network_from_checkpoint(load_checkpoint(checkpoint_path("pretrained/liniell_v0")))
+    policy = evaluate.play_matches(net, cfg.env, cfg.env_kwargs, "greedy", 6, 3, num_workers=0)
+    as_agent = evaluate.play_matches(
+        "ppo:pretrained/liniell_v0", cfg.env, cfg.env_kwargs, "greedy", 6, 3, num_workers=0
+    )
+    assert as_agent.credits == policy.credits and len(policy.credits) == 6
+    assert policy.win_rate == pytest.approx(np.mean(policy.credits))
+    out = tmp_path / "random.csv"
+    argv = ["random", "--env", "liniell_v0", "--opponents", "greedy", "--games", "6"]
+    assert evaluate.main([*argv, "--seed", "3", "--workers", "0", "--out", str(out)]) == 0
+    assert "random in the policy's seat" in capsys.readouterr().out
+    rate = float(out.read_text().splitlines()[1].split(",")[2])
+    assert rate < policy.win_rate
+
+
+def test_evaluate_names_a_bad_agent_spec_and_what_is_allowed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        evaluate.main(["heuristic:rsik=1", "--env", "qwirkle_v0", "--games", "2"])
+    assert "no weight rsik; weights: risk" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate.main(["pretrained/liniell_v0", "--opponents", "greedy:depth=2", "--games", "2"])
+    assert "--opponents: 'greedy:depth=2': greedy takes no option 'depth'" in (
+        capsys.readouterr().err
+    )

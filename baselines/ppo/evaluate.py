@@ -1,12 +1,18 @@
 """Evaluate a trained policy against scripted agents, with Wilson 95% intervals.
 
 ``python -m tabletop_rl.baselines.ppo.evaluate RUN_DIR --games 1000`` (or ``tabletop-rl
-evaluate RUN_DIR``) plays the run's latest checkpoint against each scripted opponent with
-seats rotated (game ``g`` puts the policy in seat ``g mod players``, every other seat is the
-opponent). ``tabletop-rl evaluate pretrained/liniell_v0`` evaluates the policy shipped for a
-game. A game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the
-win rate is the mean credit. Results are printed and written (atomically) to
-``RUN_DIR/evaluation.csv``, or to ``--out FILE`` (for a shipped policy only with ``--out``).
+evaluate RUN_DIR``) plays the run's latest checkpoint against each opponent (an agent spec:
+``greedy``, ``heuristic:risk=1``, ``mcts``, ...) with seats rotated (game ``g`` puts the
+policy in seat ``g mod players``, every other seat is the opponent).
+``tabletop-rl evaluate pretrained/liniell_v0`` evaluates the policy shipped for a game. A
+game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the win rate is
+the mean credit. Results are printed and written (atomically) to ``RUN_DIR/evaluation.csv``,
+or to ``--out FILE`` (for a shipped policy only with ``--out``).
+
+``tabletop-rl evaluate heuristic --env qwirkle_v0 --opponents greedy`` puts an agent in the
+policy's seat instead: the same games (deals, seats and the opponents' generators, for the
+same ``--games`` and ``--seed``) that every policy of the game is evaluated on, so its row is
+a reference for theirs, free of the luck of the deal.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents import agent_names, make_agent
+from ..arena.agent_specs import check_agent_specs, observation_kwargs
 from ..arguments import CommandParser, fail
 from ..stats import wilson_interval, win_credits
 from .checkpoint import (
@@ -48,10 +55,13 @@ class MatchResult:
     ci_low: float
     ci_high: float
     mean_length: float
+    credits: tuple[float, ...] = ()
+    """Each game's credit, in game order: game ``g`` is the same deal and seat for every
+    player evaluated with the same seed, so two players' credits pair up game by game."""
 
 
 def play_matches(
-    net: nn.Module,
+    net: nn.Module | str,
     env: str,
     env_kwargs: dict[str, Any],
     opponent: str,
@@ -61,7 +71,13 @@ def play_matches(
     num_workers: int = 0,
     num_slots: int = 64,
 ) -> MatchResult:
-    """Play ``games`` games of ``net`` against scripted ``opponent``, seats rotated."""
+    """Play ``games`` games of ``net`` against ``opponent`` (an agent spec), seats rotated.
+
+    ``net`` may be an agent spec instead of a network: that agent then takes the policy's
+    seat in the very same games (the same deals, seats and opponent generators), a reference
+    to read the policy's results against.
+    """
+    player = net if isinstance(net, str) else LEARNER
     vec = VecGames(env, env_kwargs, max(1, min(num_slots, games)), num_workers)
     try:
         n = vec.num_players
@@ -81,13 +97,14 @@ def play_matches(
                 elif next_game < games:
                     g = next_game
                     next_game += 1
-                    controllers = tuple(LEARNER if seat == g % n else opponent for seat in range(n))
+                    controllers = tuple(player if seat == g % n else opponent for seat in range(n))
                     slot_game[i] = g
                     commands[i] = (
                         "reset",
                         GameSetup(int(seeds[g, 0]), int(seeds[g, 1]), controllers),
                     )
             if deciding:
+                assert isinstance(net, nn.Module)
                 obs = np.stack([reports[i].obs for i in deciding])
                 masks = np.stack([reports[i].mask for i in deciding])
                 actions, _, _ = policy_step(net, obs, masks, gen, greedy=deterministic)
@@ -104,7 +121,9 @@ def play_matches(
     finally:
         vec.close()
     lo, hi = wilson_interval(float(credits.sum()), games)
-    return MatchResult(opponent, games, float(credits.mean()), lo, hi, float(lengths.mean()))
+    return MatchResult(
+        opponent, games, float(credits.mean()), lo, hi, float(lengths.mean()), tuple(credits)
+    )
 
 
 def evaluate_against(
@@ -164,56 +183,80 @@ def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="tabletop-rl evaluate", description=__doc__.split("\n")[0])
     parser.add_argument(
         "run_dir",
-        help="run directory, checkpoint file, or pretrained/<env name> (a shipped policy)",
+        help="run directory, checkpoint file, or pretrained/<env name> (a shipped policy); "
+        "with --env, an agent spec instead (e.g. heuristic, greedy, heuristic:risk=1) that "
+        "takes the policy's seat in the same games",
+    )
+    parser.add_argument(
+        "--env",
+        default=None,
+        help="evaluate the agent spec RUN_DIR in this game (its default players), on the games "
+        "a policy of that game is evaluated on with the same --seed and --games",
     )
     parser.add_argument("--games", type=int, default=1000, help="games per opponent")
     parser.add_argument(
-        "--opponents", nargs="+", default=["random", "greedy"], help="scripted agents"
+        "--opponents",
+        nargs="+",
+        default=["random", "greedy"],
+        help="agent specs: scripted agents, with options after a colon (e.g. "
+        "heuristic:risk=1), or mcts",
     )
     parser.add_argument("--seed", type=int, default=12345, help="seed of the evaluation games")
     parser.add_argument("--workers", type=int, default=2, help="subprocesses stepping games")
     parser.add_argument("--sample", action="store_true", help="sample instead of the mode")
     parser.add_argument(
-        "--out", default=None, help="CSV file for the results (default RUN_DIR/evaluation.csv)"
+        "--out",
+        default=None,
+        help="CSV file for the results (default RUN_DIR/evaluation.csv; for a shipped policy "
+        "or an agent spec, only printed unless given)",
     )
     args = parser.parse_args(argv)
     if args.games <= 0:
         parser.error("--games must be > 0")
+    player: nn.Module | str
+    if args.env is not None:
+        env, player = args.env, args.run_dir
+        try:
+            check_agent_specs([player], env)
+            # a ppo: agent reads the observation its policy was trained on
+            env_kwargs = observation_kwargs([player, *args.opponents], env)
+        except ConfigError as exc:
+            fail(parser.prog, f"{exc} (with --env, RUN_DIR is an agent spec)")
+        heading = f"{env}: {player} in the policy's seat"
+        default_out = None
+    else:
+        try:
+            state = load_checkpoint(args.run_dir)
+        except ConfigError as exc:
+            fail(
+                parser.prog,
+                f"{exc}; give a training run folder (where `tabletop-rl train` wrote "
+                f"{CHECKPOINT_NAME}) or a checkpoint file, or an agent spec with --env",
+            )
+        try:
+            cfg, player = network_from_checkpoint(state, f"checkpoint {args.run_dir!r}")
+        except ConfigError as exc:
+            fail(parser.prog, str(exc))
+        env, env_kwargs = cfg.env, cfg.env_kwargs
+        source = checkpoint_path(args.run_dir)
+        heading = f"{env}: {source} ({checkpoint_label(state)})"
+        default_out = None if source.parent == PRETRAINED_DIR else source.parent / "evaluation.csv"
     try:
-        state = load_checkpoint(args.run_dir)
+        check_agent_specs(args.opponents, env)
     except ConfigError as exc:
-        fail(
-            parser.prog,
-            f"{exc}; give a training run folder (where `tabletop-rl train` wrote "
-            f"{CHECKPOINT_NAME}) or a checkpoint file",
+        parser.error(f"--opponents: {exc}")
+    results = [
+        play_matches(
+            player, env, env_kwargs, opponent, args.games, args.seed, not args.sample, args.workers
         )
-    try:
-        cfg, net = network_from_checkpoint(state, f"checkpoint {args.run_dir!r}")
-    except ConfigError as exc:
-        fail(parser.prog, str(exc))
-    missing = [o for o in args.opponents if not agent_available(o, cfg.env)]
-    if missing:
-        parser.error(
-            f"no agent {', '.join(missing)} for {cfg.env}; available: "
-            + ", ".join(agent_names(cfg.env))
-        )
-    results = evaluate_against(
-        net,
-        cfg.env,
-        cfg.env_kwargs,
-        args.opponents,
-        args.games,
-        args.seed,
-        not args.sample,
-        args.workers,
-    )
-    print(f"{cfg.env}: {checkpoint_path(args.run_dir)} ({checkpoint_label(state)})")
+        for opponent in args.opponents
+    ]
+    print(heading)
     print(format_results(results))
-    source = checkpoint_path(args.run_dir)
-    if args.out is None and source.parent == PRETRAINED_DIR:
-        print("(a shipped policy: pass --out FILE to keep these results in a CSV file)")
+    out = Path(args.out) if args.out else default_out
+    if out is None:
+        print("(pass --out FILE to keep these results in a CSV file)")
         return 0
-    out = Path(args.out) if args.out else source.parent / "evaluation.csv"
     text = io.StringIO()
     writer = csv.writer(text)
     writer.writerow(["opponent", "games", "win_rate", "ci_low", "ci_high", "mean_length"])

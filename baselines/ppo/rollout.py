@@ -67,7 +67,8 @@ class GameSetup:
     env_seed: int
     agent_seed: int
     controllers: tuple[str, ...]
-    """Per seat: ``"learner"``, ``"pool:K"`` or a scripted agent's name."""
+    """Per seat: ``"learner"``, ``"pool:K"`` or an agent spec (a scripted agent's name, with
+    options after a colon, ``mcts``, ``ppo:PATH``; see :mod:`~..arena.agent_specs`)."""
     teacher: str = ""
     """The spec of an agent (a scripted agent or ``mcts``, with options) that labels every
     learner decision with the actions it rates best (:attr:`Decision.teacher_actions`);
@@ -128,8 +129,6 @@ class GameSlot:
         self._reported = 0
 
     def reset(self, setup: GameSetup) -> Report:
-        from tabletop_rl.baselines.agents import make_agent
-
         if len(setup.controllers) != self.n:
             raise ConfigError(f"{self.n}-player game, got {len(setup.controllers)} controllers")
         self.setup = setup
@@ -141,7 +140,7 @@ class GameSlot:
         self.state = self.model.new_state(np.random.default_rng(setup.env_seed))
         rng = np.random.default_rng(setup.agent_seed)
         self.agents = {
-            seat: make_agent(c, self.env_name, rng)
+            seat: resolve_agent(c, self.env_name, rng)
             for seat, c in enumerate(setup.controllers)
             if not is_network(c)
         }

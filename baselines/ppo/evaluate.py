@@ -55,7 +55,7 @@ class MatchResult:
     ci_low: float
     ci_high: float
     mean_length: float
-    credits: tuple[float, ...] = ()
+    credits: tuple[float, ...]
     """Each game's credit, in game order: game ``g`` is the same deal and seat for every
     player evaluated with the same seed, so two players' credits pair up game by game."""
 

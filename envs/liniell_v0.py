@@ -141,14 +141,15 @@ following seats in turn order, padded with zeros to 4.
 
 With `features=True` the observation continues after `phase` with seven fields that say what
 each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`), two
-that say what each occupation would do, and one about the lines' open ends. A lay changes
+that say what each occupation would do, one about the lines' open ends, and two that give
+greedy's value of each action of the occupy step. A lay changes
 routes several tiles away (a route is a longest path), which the `routes` planes show only
 for the position as it is; the `lay_` fields give every legal lay's consequence, the numbers
 the greedy agent reads from the rules engine and the open ends the heuristic agent weighs.
 They follow the lay action group: shape (7, 7, 4) (window row, window column, rotation;
 `channels_last`, over the window of the `tiles` planes), entry `4 * cell + rotation` for lay
 action `4 * cell + rotation`; the `occupy_` fields follow the occupy action group (entry `3 *
-port + source`). Each declares its group as its `action_group`, which `action_features: true`
+port + source`), `skip_turn_margin` the skip action. Each declares its group as its `action_group`, which `action_features: true`
 in a PPO config reads. They are 0 for illegal actions, outside their step and when the
 observer is not the player to act. No feature depends on the hidden stack order. Both
 engines give the same values.
@@ -165,6 +166,8 @@ engines give the same values.
 | `occupy_open_ends` | (12,) | 4079 | [-128, 128] | change of the open-end margin that this occupation (or compulsory move) makes |
 | `occupy_merge_points` | (12,) | 4091 | [-49, 49] | change of the number of merge points at the observer's lines that this occupation (or compulsory move) makes |
 | `open_ends` | (4, 7, 7) | 4103 | [0, 4] | plane q: at each empty cell that can still receive a tile (4 x 4 rule), the sides facing a line occupied by player q (observer first): open ends, and merge points where two players' lines meet |
+| `occupy_turn_margin` | (12,) | 4299 | [-38, 38] | observer's score minus the best opponent's after the best finish of the turn that starts with this occupation (or compulsory move): greedy's value of it |
+| `skip_turn_margin` | (1,) | 4311 | [-38, 38] | observer's score minus the best opponent's if the turn ends now with no occupation (0 where skipping is not legal): greedy's value of skipping |
 
 - `lay_gain`, `lay_opponent_gain`: the lay alone, before any occupation: lines through the
   new tile grow, close with a diamond, or change route (a score can fall: a second diamond
@@ -184,6 +187,13 @@ engines give the same values.
   **merge points** at the observer's lines: cells that can still receive a tile and face both
   a line of the observer and a line of another player, where the next player can join them
   and take the line.
+- `occupy_turn_margin`, `skip_turn_margin` (features revision 3): the occupy step's
+  counterpart of `lay_turn_margin`, in the same units. An occupation adds its line's points
+  to the observer's score (a pawn moved from another line takes that line's away); a
+  compulsory move is followed by the best of the moves still due. Skipping leaves the margin
+  as it is. The highest entry among the legal actions is the greedy agent's choice; beside
+  `occupy_open_ends` and `occupy_merge_points` they let a policy weigh an occupation's points
+  against its open ends and merge points as `lay_turn_margin` does for a lay.
 - `open_ends`: for every player (observer first), at every empty cell that can still
   receive a tile (the laid area with it fits a 4 x 4 square), how many of its sides face a
   line that player occupies. Every such cell is filled before the game ends, so these are
@@ -247,6 +257,10 @@ and 48 with 3 or 4.
 - v0, features revision 2: `lay_open_ends`, `lay_merge_points`, `occupy_open_ends` and
   `occupy_merge_points` (the observation with features grows from 3,883 to 4,299 entries;
   without features it is unchanged). Policies trained on revision 1 no longer load.
+- v0, features revision 3: `occupy_turn_margin` and `skip_turn_margin` appended after
+  `open_ends` (4,312 entries; the fields before them keep their offsets). Policies trained
+  on revision 2 no longer load; the shipped `ppo:pretrained/liniell_v0` was retrained on
+  revision 3.
 """
 
 from __future__ import annotations

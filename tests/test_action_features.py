@@ -32,6 +32,8 @@ GAMES = {
             "lay_merge_points",
             "occupy_open_ends",
             "occupy_merge_points",
+            "occupy_turn_margin",
+            "skip_turn_margin",
         ],
         "lay_turn_margin",
     ),

@@ -92,6 +92,60 @@ def test_turn_margin_is_the_greedy_agents_lay() -> None:
     assert checked > 40
 
 
+def best_finish(model, state, player: int) -> float:
+    """The best margin ``player`` reaches by finishing its turn from ``state`` (brute force)."""
+    if model.is_over(state) or model.current_player(state) != player:
+        own, opp = split(model.scores(state), player)
+        return own - opp
+    values = []
+    for action in np.flatnonzero(model.legal_mask(state)):
+        child = model.copy(state)
+        model.step(child, int(action))
+        values.append(best_finish(model, child, player))
+    return max(values)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_occupy_step_margins_equal_finishing_the_turn_in_the_rules_engine(
+    num_players: int,
+) -> None:
+    """Features revision 3: every legal occupation's (and compulsory move's)
+    ``occupy_turn_margin`` is the best margin of the turn it starts, stepped on the rules
+    engine; ``skip_turn_margin`` is the margin of ending the turn now; illegal actions and the
+    lay step read 0. The greedy agent plays an action of the highest value."""
+    model = with_features(LiniellModel(num_players), LINIELL_FEATURES)
+    checked = moves = 0
+    # seeds whose random games hold compulsory moves (joins are rare in random play)
+    for state in random_positions(model, games=4, seed={2: 27, 3: 21}[num_players]):
+        player = model.current_player(state)
+        views = model.layout.decode(model.observe(state, player))
+        occupy, skip = views["occupy_turn_margin"], views["skip_turn_margin"]
+        mask = model.legal_mask(state)
+        if mask[:NUM_LAY].any():
+            assert not occupy.any() and not skip.any()
+            continue
+        values = {}
+        for k, legal in enumerate(mask[NUM_LAY:SKIP]):
+            if not legal:
+                assert occupy[k] == 0
+                continue
+            after = model.copy(state)
+            model.step(after, NUM_LAY + k)
+            assert occupy[k] == best_finish(model, after, player)
+            values[NUM_LAY + k] = occupy[k]
+        own, opp = split(model.scores(state), player)
+        assert skip[0] == (own - opp if mask[SKIP] else 0)
+        if mask[SKIP]:
+            values[SKIP] = skip[0]
+        else:
+            moves += 1
+        obs = {"observation": model.observe(state, player), "action_mask": mask}
+        greedy = LiniellGreedyAgent(np.random.default_rng(checked))
+        assert values[greedy.act(obs, model.public_view(state, player))] == max(values.values())
+        checked += 1
+    assert checked > 20 and moves > 0, (checked, moves)
+
+
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_compiled_features_equal_the_reference(num_players: int) -> None:
     """The compiled kernel and the game-model search give the same observation, features

@@ -160,7 +160,31 @@ OPEN_ENDS = Field(
     spatial=True,
 )
 
-FIELDS = (*LAY_FIELDS, *OCCUPY_FIELDS, OPEN_ENDS)
+TURN_FIELDS = (
+    Field(
+        "occupy_turn_margin",
+        (NUM_OCCUPY,),
+        "observer's score minus the best opponent's after the best finish of the turn that "
+        "starts with this occupation (or compulsory move): greedy's value of it",
+        low=-MAX_SCORE,
+        high=MAX_SCORE,
+        action_group="occupy",
+    ),
+    Field(
+        "skip_turn_margin",
+        (1,),
+        "observer's score minus the best opponent's if the turn ends now with no occupation "
+        "(0 where skipping is not legal): greedy's value of skipping",
+        low=-MAX_SCORE,
+        high=MAX_SCORE,
+        action_group="skip",
+    ),
+)
+"""Greedy's values of the occupy step's actions (features revision 3), in the occupy and
+skip action groups' order; appended after :data:`OPEN_ENDS` so that the fields before them
+keep their offsets."""
+
+FIELDS = (*LAY_FIELDS, *OCCUPY_FIELDS, OPEN_ENDS, *TURN_FIELDS)
 """All feature fields, in observation order."""
 
 
@@ -327,13 +351,24 @@ def occupy_features(
     mask: np.ndarray,
     open_ends: np.ndarray,
     merge_points: np.ndarray,
-    after: np.ndarray,
+    turn_margin: np.ndarray,
+    skip_margin: np.ndarray,
+    work: np.ndarray,
+    masks: np.ndarray,
+    next_action: np.ndarray,
     facing: np.ndarray,
 ) -> None:
-    """Write the two occupy fields (zeroed, :data:`NUM_OCCUPY` entries) for the legal
-    occupations and compulsory moves in ``mask``: the change each makes to the open-end
-    margin and the merge points (:func:`open_end_margin`); ``after`` is a scratch state."""
+    """Write the occupy step's fields (zeroed: ``open_ends``, ``merge_points`` and
+    ``turn_margin`` of :data:`NUM_OCCUPY` entries, ``skip_margin`` of one) for the legal
+    occupations, compulsory moves and skip in ``mask``: the change each occupation makes to
+    the open-end margin and the merge points (:func:`open_end_margin`), the best margin of a
+    turn that starts with it, and the margin of skipping; ``work``, ``masks``,
+    ``next_action`` and ``facing`` are :func:`lay_features`' scratch.
+
+    Each action is tried on a copy of ``s`` whose stack is emptied, as in
+    :func:`lay_features`: the turn then ends the game, and scores do not depend on the draw."""
     margin0, merges0 = open_end_margin(s, geom, player, facing)
+    after = work[0]
     for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION):
         if mask[action] == 0:
             continue
@@ -341,8 +376,12 @@ def occupy_features(
         after[core.STACK_SIZE] = 0  # a turn that ends draws nothing: pawns stay as they are
         core.apply(after, geom, action)
         margin, merges = open_end_margin(after, geom, player, facing)
-        open_ends[action - core.OCCUPY_ACTION] = margin - margin0
-        merge_points[action - core.OCCUPY_ACTION] = merges - merges0
+        k = action - core.OCCUPY_ACTION
+        open_ends[k] = margin - margin0
+        merge_points[k] = merges - merges0
+        turn_margin[k] = _best_turn(after, geom, player, work, masks, next_action)
+    if mask[core.SKIP_ACTION] != 0:
+        skip_margin[0] = _margin(s, player)
 
 
 @njit(cache=True)
@@ -516,6 +555,10 @@ def model_occupy_features(
         margin, merges = model_open_end_margin(model, after, player)
         out["occupy_open_ends"][action] = margin - margin0
         out["occupy_merge_points"][action] = merges - merges0
+        out["occupy_turn_margin"][action] = _model_best_turn(model, after, player)
+    if mask[SKIP]:
+        own, opp = _split(model.scores(state), player)
+        out["skip_turn_margin"][0] = own - opp
 
 
 # ----------------------------------------------------------- open ends
@@ -573,7 +616,7 @@ def feature_offsets(layout: ObservationLayout) -> np.ndarray:
     """Where :func:`batch_features` reads and writes in an observation row of ``layout``
     (the base layout with :data:`LINIELL_FEATURES`): the starts of the ``tiles`` and
     ``lines`` planes, then of each feature field in :data:`FIELDS` order."""
-    names = ("tiles", "lines", *(f.name for f in FIELDS))  # FIELDS: lays, occupations, ends
+    names = ("tiles", "lines", *(f.name for f in FIELDS))  # lays, occupations, ends, turns
     return np.array([layout.slice(name).start for name in names], dtype=np.int64)
 
 
@@ -599,6 +642,8 @@ def _row_features(
     size = cells * 4
     lay = [row[off[2 + k] : off[2 + k] + size].reshape((WINDOW, WINDOW, 4)) for k in range(7)]
     occupy = [row[off[9 + k] : off[9 + k] + NUM_OCCUPY] for k in range(2)]
+    occupy_turn = row[off[12] : off[12] + NUM_OCCUPY]
+    skip_turn = row[off[13] : off[13] + 1]
     occupied = row[off[0] : off[0] + cells].reshape((WINDOW, WINDOW))
     lines = row[off[1] : off[1] + 4 * MAX_PLAYERS * cells].reshape(
         (4 * MAX_PLAYERS, WINDOW, WINDOW)
@@ -626,7 +671,20 @@ def _row_features(
             facing,
         )
     else:
-        occupy_features(s, geom, player, mask, occupy[0], occupy[1], work[0], facing)
+        occupy_features(
+            s,
+            geom,
+            player,
+            mask,
+            occupy[0],
+            occupy[1],
+            occupy_turn,
+            skip_turn,
+            work,
+            masks,
+            next_action,
+            facing,
+        )
 
 
 @njit(cache=True, nogil=True)
@@ -694,7 +752,8 @@ def write_features(
     open_ends(base["tiles"][0], base["lines"], out[OPEN_ENDS.name])
     if mask is None:
         return
-    lays, occupations = mask[:NUM_LAY].any(), mask[NUM_LAY:SKIP].any()
+    # the occupy step: an occupation, a compulsory move or skipping is legal
+    lays, occupations = mask[:NUM_LAY].any(), mask[NUM_LAY : SKIP + 1].any()
     if isinstance(model, LiniellCompiledModel):
         scratch = _SCRATCH
         if lays:
@@ -715,8 +774,10 @@ def write_features(
                 model.geom,
                 player,
                 mask,
-                *(out[field.name] for field in OCCUPY_FIELDS),
-                scratch.work[0],
+                *(out[field.name] for field in (*OCCUPY_FIELDS, *TURN_FIELDS)),
+                scratch.work,
+                scratch.masks,
+                scratch.next_action,
                 scratch.facing,
             )
     elif lays:
@@ -735,6 +796,7 @@ __all__ = [
     "LINIELL_FEATURES",
     "OCCUPY_FIELDS",
     "OPEN_ENDS",
+    "TURN_FIELDS",
     "batch_features",
     "feature_offsets",
     "lay_features",

@@ -79,3 +79,30 @@ def test_feature_choice_names_the_fields_it_can_read(
         ConfigError, match="'board' is not a feature field that scores actions.*lay_gain"
     ):
         run_on_liniell("feature_choice.py", monkeypatch, capsys, "board")
+
+
+def run_value_agent(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *args: str
+) -> str:
+    monkeypatch.syspath_prepend(str(RESULTS))
+    monkeypatch.setattr(sys, "argv", ["feature_value_agent.py", "liniell_v0", *args])
+    runpy.run_path(str(RESULTS / "feature_value_agent.py"))["main"]()
+    return capsys.readouterr().out
+
+
+def test_a_value_agent_of_greedys_fields_wins_as_often_as_greedy(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Greedy's own values as the weighted sum (its turn margins, weight 1) make an agent
+    that plays greedy's choices: against greedy it wins about half its games."""
+    margins = ["lay_turn_margin=1", "occupy_turn_margin=1", "skip_turn_margin=1"]
+    out = run_value_agent(monkeypatch, capsys, *margins, "--games", "40", "--seed", "3")
+    rate, low, high = map(float, re.findall(r"40 games: ([\d.]+) \(([\d.]+)-([\d.]+)\)", out)[0])
+    assert low <= 0.5 <= high and 0.3 <= rate <= 0.7, out
+
+
+def test_a_value_agent_refuses_a_malformed_weight(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ConfigError, match="bad field weight 'lay_gain'; write FIELD=WEIGHT"):
+        run_value_agent(monkeypatch, capsys, "lay_gain")

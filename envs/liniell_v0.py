@@ -211,7 +211,11 @@ and 26-49 us; a model `step` 3-5 us; a whole agent step through `raw_env` (step 
 observation) 22-36 us without, 55-91 us with; a game step of the compiled batch
 (`VectorGames(..., features=True)` stays on it; 64 games) 3-8 us without, 20-26 us with.
 With the reference engine the same values come from copying and stepping its states
-(milliseconds per lay step).
+(milliseconds per lay step). Revision 3's two fields finish the turn after each occupation
+(the same search as `lay_turn_margin`): the same benchmark, revision 2 and 3 alternately,
+twice each on another idle 2-core machine, 2 players: `observe` of an occupy step 51.2-51.7 us
+before, 53.9-54.1 us after; a compiled batch game step 35.2-35.7 us before, 33.0-36.0 us after
+(within the runs' spread).
 
 ## Rewards
 

@@ -1,5 +1,6 @@
 """What the policy diagnostics share: a policy's game, and its decisions in games against
-``greedy`` (seats rotated), handed one by one to a function that says what to play.
+``greedy`` (or another agent spec; seats rotated), handed one by one to a function that says
+what to play.
 
 ``teacher_agreement.py`` and ``policy_confidence.py`` import it (run them from anywhere:
 Python puts a script's own folder on its path).
@@ -13,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.baselines.agents import make_agent
+from tabletop_rl.baselines.arena.agent_specs import resolve_agent
 from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
+from tabletop_rl.baselines.stats import win_credits
 from tabletop_rl.envs import make
 from tabletop_rl.envs.core.model import GameModel
 
@@ -37,13 +39,20 @@ def policy_game(policy: str) -> tuple[str, GameModel]:
     return env_name, make(env_name, raw=True, num_players=2, features=True).model
 
 
-def play_against_greedy(
-    model: GameModel, env_name: str, games: int, seed: int, decide: Decide
-) -> None:
+def play_against(
+    model: GameModel,
+    env_name: str,
+    games: int,
+    seed: int,
+    decide: Decide,
+    opponent: str = "greedy",
+) -> np.ndarray:
     """Play ``games`` games between a subject (seat ``game % 2``), whose actions ``decide``
-    chooses, and ``greedy``; the games and greedy's ties are seeded by ``seed``."""
-    opponent = make_agent("greedy", env_name, np.random.default_rng([seed, 2]))
+    chooses, and ``opponent`` (an agent spec); the games and the opponent's ties are seeded
+    by ``seed``. Returns the subject's credit in each game (1 a win, 1/2 a shared one)."""
+    agent = resolve_agent(opponent, env_name, np.random.default_rng([seed, 2]))
     rng = np.random.default_rng([seed, 3])
+    credits = np.zeros(games)
     for game in range(games):
         state = model.new_state(rng)
         seat = game % 2
@@ -55,4 +64,6 @@ def play_against_greedy(
             if player == seat:
                 model.step(state, decide(state, obs, view))
             else:
-                model.step(state, int(opponent.act(obs, view)))
+                model.step(state, int(agent.act(obs, view)))
+        credits[game] = win_credits(model.outcome(state).winners, 2)[seat]
+    return credits

@@ -32,7 +32,7 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-from decisions import play_against_greedy, policy_game
+from decisions import play_against, policy_game
 
 from tabletop_rl.baselines.agents import make_agent
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
@@ -98,7 +98,7 @@ def main() -> None:
             c[6] += float(probs[sorted(best)].sum()) > float(probs[mine])
         return action
 
-    play_against_greedy(model, env_name, args.games, args.seed, decide)
+    play_against(model, env_name, args.games, args.seed, decide)
     print(
         f"{args.policy} against the {env_name} heuristic's best actions and the best by "
         f"{' + '.join(args.fields)}, {args.games} games:"

@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from decisions import play_against
 from feature_choice import value_reader
 
-from tabletop_rl.baselines.arena.agent_specs import resolve_agent
-from tabletop_rl.baselines.stats import wilson_interval, win_credits
+from tabletop_rl.baselines.stats import wilson_interval
 from tabletop_rl.envs import make
 from tabletop_rl.envs.errors import ConfigError
 
@@ -53,31 +53,20 @@ def main() -> None:
     names, weights = weights_of(args.weights)
     model = make(args.env, raw=True, num_players=2, features=True).model
     parts = value_reader(model.layout, model.action_layout(), names)
-    opponent = resolve_agent(args.opponent, args.env, np.random.default_rng([args.seed, 2]))
-    deals = np.random.default_rng([args.seed, 3])
     ties = np.random.default_rng([args.seed, 4])
-    credits = np.zeros(args.games)
-    for game in range(args.games):
-        state = model.new_state(deals)
-        seat = game % 2
-        while not model.is_over(state):
-            player = model.current_player(state)
-            mask = model.legal_mask(state).astype(bool)
-            observation = model.observe(state, player)
-            if player != seat:
-                obs = {"observation": observation, "action_mask": mask.astype(np.int8)}
-                model.step(state, int(opponent.act(obs, model.public_view(state, player))))
-                continue
-            values = np.full(len(mask), -np.inf)
-            for (field, acts), weight in zip(parts, weights, strict=True):
-                values[acts] = np.where(np.isinf(values[acts]), 0.0, values[acts])
-                values[acts] += weight * observation[field]
-            values[~mask] = -np.inf
-            if not np.isfinite(values.max()):
-                values[mask] = 0.0  # no named field scores the legal actions
-            best = np.flatnonzero(values >= values.max() - 1e-9)
-            model.step(state, int(ties.choice(best)))
-        credits[game] = win_credits(model.outcome(state).winners, 2)[seat]
+
+    def decide(state: object, obs: dict[str, np.ndarray], view: object) -> int:
+        mask = obs["action_mask"].astype(bool)
+        values = np.full(len(mask), -np.inf)
+        for (field, acts), weight in zip(parts, weights, strict=True):
+            values[acts] = np.where(np.isinf(values[acts]), 0.0, values[acts])
+            values[acts] += weight * obs["observation"][field]
+        values[~mask] = -np.inf
+        if not np.isfinite(values.max()):
+            values[mask] = 0.0  # no named field scores the legal actions
+        return int(ties.choice(np.flatnonzero(values >= values.max() - 1e-9)))
+
+    credits = play_against(model, args.env, args.games, args.seed, decide, args.opponent)
     low, high = wilson_interval(float(credits.sum()), args.games)
     print(
         f"{args.env}: {' '.join(args.weights)} against {args.opponent}, {args.games} games: "

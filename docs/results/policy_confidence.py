@@ -19,7 +19,7 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-from decisions import arguments, play_against_greedy, policy_game
+from decisions import arguments, play_against, policy_game
 
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
 from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
@@ -51,7 +51,7 @@ def main() -> None:
                 c[3 + k] += top > threshold
         return action
 
-    play_against_greedy(model, env_name, args.games, args.seed, decide)
+    play_against(model, env_name, args.games, args.seed, decide)
     print(f"{args.policy}: its own decisions in {args.games} games against greedy")
     for name, (n, chosen, entropy, *above) in counts.items():
         if not chosen:

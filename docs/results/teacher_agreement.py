@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-from decisions import arguments, play_against_greedy, policy_game
+from decisions import arguments, play_against, policy_game
 
 from tabletop_rl.baselines.agents import make_agent
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
@@ -39,7 +39,7 @@ def main() -> None:
         c[2] += int(student.act(obs, view)) in best
         return action
 
-    play_against_greedy(model, env_name, args.games, args.seed, decide)
+    play_against(model, env_name, args.games, args.seed, decide)
     print(f"{args.policy} against the {env_name} heuristic's best actions, {args.games} games:")
     for name, (n, several, agree) in counts.items():
         print(

@@ -1,7 +1,9 @@
 """Agent specs: the text that names an agent on the command line and in game records.
 
 A spec is a name from ``agent_names(env)`` (``random``, ``greedy``, ...), ``mcts``,
-``ppo:PATH`` (``ppo:pretrained/<env name>``: the policy shipped for that game) or
+``value:FIELD=WEIGHT,...`` (the legal action of the highest weighted sum of feature fields, see
+:mod:`tabletop_rl.baselines.agents.feature_value`), ``ppo:PATH``
+(``ppo:pretrained/<env name>``: the policy shipped for that game) or
 ``rllib:PATH`` (an RLlib checkpoint, see :mod:`tabletop_rl.baselines.rllib`);
 options follow a colon, e.g. ``mcts:simulations=100,rollout=greedy``.
 
@@ -26,6 +28,9 @@ from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import game_name
+
+VALUE_SPEC = "value:FIELD=WEIGHT,..."
+"""How :func:`available_agents` lists the feature value agent."""
 
 
 def parse_value(text: str) -> Any:
@@ -71,9 +76,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def available_agents(env_name: str) -> list[str]:
-    """Agent names usable for ``env_name``: the scripted ones, ``mcts``, ``ppo:PATH`` and
-    ``rllib:PATH``."""
-    return [*agent_names_for(env_name), "mcts", "ppo:PATH", "rllib:PATH"]
+    """Agent names usable for ``env_name``: the scripted ones, ``mcts``,
+    ``value:FIELD=WEIGHT,...``, ``ppo:PATH`` and ``rllib:PATH``."""
+    return [*agent_names_for(env_name), "mcts", VALUE_SPEC, "ppo:PATH", "rllib:PATH"]
 
 
 def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
@@ -92,6 +97,10 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
             MCTSAgent, kwargs, f"{spec!r}: mcts", skip=("rng", "env_name"), noun="option"
         )
         return make_mcts(rng, env_name, **kwargs)
+    if name == "value":
+        from ..agents.feature_value import make_value_agent
+
+        return make_value_agent(rng, env_name, **kwargs)
     if name == "ppo":
         return _load_ppo(kwargs["path"], env_name, rng)
     if name == "rllib":
@@ -126,11 +135,14 @@ def agent_names_for(env_name: str) -> list[str]:
 
 def observation_kwargs(specs: Sequence[str], env_name: str) -> dict[str, Any]:
     """The environment options the agents of ``specs`` need to read their observations:
-    ``{"features": True}`` when a ``ppo:`` policy was trained on observation features (the
-    others read the basic observation it starts with), else empty."""
+    ``{"features": True}`` when a ``ppo:`` policy was trained on observation features or a
+    ``value:`` agent reads them (the others read the basic observation it starts with), else
+    empty."""
     needs: dict[str, Any] = {}
     for spec in specs:
         name, kwargs = parse_agent_spec(spec)
+        if name == "value":
+            needs["features"] = True
         if name == "ppo":
             path = kwargs["path"]
             needs.update(_ppo_module(path).checkpoint_env_kwargs(path, game_name(env_name)))

@@ -132,10 +132,12 @@ class PPOConfig:
     teacher: str = ""
     """Kickstarting (Schmitt et al., 2018): an agent of the game that labels every learner
     decision with the actions it rates best (those it breaks ties between at random): a
-    scripted agent (``heuristic``, ``greedy``, ...) or the search ``mcts``, each with options
-    as in the arena (``heuristic:risk=1,pair=0``, ``mcts:simulations=60``). A teacher whose
-    value the policy reads among its action features can be copied exactly (Qwirkle's config
-    teaches with the heuristic's value agent, ``place_net`` and ``turn_net``). ``mcts``
+    scripted agent (``heuristic``, ``greedy``, ...), the search ``mcts`` or the feature value
+    agent ``value:FIELD=WEIGHT,...``, each with options as in the arena
+    (``heuristic:risk=1,pair=0``, ``mcts:simulations=60``). A teacher whose value the policy
+    reads among its action features can be copied exactly (Qwirkle's config teaches with the
+    heuristic's value agent, ``place_net`` and ``turn_net``; a ``value:`` teacher with
+    ``action_features: true`` always can: its weights are ones the policy learns). ``mcts``
     searches a copy of the learner's game with the hidden information redrawn, and in Qwirkle
     and Qwirkle Cards labels a turn only while the learner follows the turn it planned
     (:meth:`MCTSAgent.best_actions`); it costs about as much CPU per learner turn as it does in

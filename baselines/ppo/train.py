@@ -163,12 +163,18 @@ def _check_opponents(cfg: PPOConfig) -> None:
             f"allowed: 'self', 'pool', {', '.join(repr(a) for a in available)}"
         )
     if cfg.teacher:
-        teachers = [*available, "mcts"]
+        teachers = [*available, "mcts", "value"]
         if parse_agent_spec(cfg.teacher)[0] not in teachers:
             raise ConfigError(
                 f"config key 'teacher' names {cfg.teacher!r}, not a scripted agent of "
-                f"{cfg.env} or mcts; allowed: {', '.join(repr(a) for a in teachers)}, "
-                "with options after a colon (e.g. 'mcts:simulations=60')"
+                f"{cfg.env}, mcts or value; allowed: {', '.join(repr(a) for a in teachers)}, "
+                "with options after a colon (e.g. 'mcts:simulations=60', "
+                "'value:FIELD=WEIGHT,...')"
+            )
+        if parse_agent_spec(cfg.teacher)[0] == "value" and not cfg.env_kwargs.get("features"):
+            raise ConfigError(
+                f"config key 'teacher' is {cfg.teacher!r}, which reads the observation "
+                "features; set env_kwargs: {features: true}"
             )
         try:
             check_agent_specs([cfg.teacher], cfg.env)

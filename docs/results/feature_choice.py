@@ -35,27 +35,11 @@ import torch
 from decisions import play_against, policy_game
 
 from tabletop_rl.baselines.agents import make_agent
+from tabletop_rl.baselines.agents.feature_value import scoring_fields
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
 from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
-from tabletop_rl.envs.core.observation import ObservationLayout
-from tabletop_rl.envs.errors import ConfigError
 
 COLUMNS = ("teacher", "value", "value meets teacher", "value within teacher")
-
-
-def value_reader(
-    layout: ObservationLayout, actions: ObservationLayout, names: list[str]
-) -> list[tuple[slice, slice]]:
-    """``(observation slice, action slice)`` of each named field; a clear error for a field
-    the observation lacks or one that does not score actions."""
-    scoring = {f.name: (obs, acts) for f, obs, acts in layout.action_fields(actions)}
-    unknown = [name for name in names if name not in scoring]
-    if unknown:
-        raise ConfigError(
-            f"{unknown[0]!r} is not a feature field that scores actions; this game's: "
-            + ", ".join(scoring)
-        )
-    return [scoring[name] for name in names]
 
 
 def main() -> None:
@@ -67,7 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     env_name, model = policy_game(args.policy)
     groups = model.action_layout()
-    parts = value_reader(model.layout, groups, args.fields)
+    parts = scoring_fields(env_name, args.fields)
     policy = resolve_agent(f"ppo:{args.policy}", env_name, np.random.default_rng(args.seed))
     teacher = make_agent("heuristic", env_name, np.random.default_rng([args.seed, 1]))
     # per group: decisions, the four COLUMNS, disagreements, splits among them

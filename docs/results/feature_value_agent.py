@@ -2,10 +2,12 @@
 
 ``python docs/results/feature_value_agent.py liniell_v0 lay_turn_margin=1 lay_open_ends=1.2
 lay_merge_points=-5 occupy_turn_margin=1 occupy_open_ends=1.2 occupy_merge_points=-5
-skip_turn_margin=1 --opponent greedy --games 400`` plays an agent that, at each decision,
-takes the legal action whose weighted sum of the named fields is highest (ties at random)
+skip_turn_margin=1 --opponent greedy --games 400`` plays the agent spec
+``value:lay_turn_margin=1,...`` (:mod:`tabletop_rl.baselines.agents.feature_value`: at each
+decision the legal action whose weighted sum of the named fields is highest, ties at random)
 against an agent spec (``--opponent``), seats rotated, and prints its win rate with the
-Wilson 95% interval.
+Wilson 95% interval. (``tabletop-rl arena --agents value:... heuristic`` plays the same agent
+on the arena's deals.)
 
 Each named field must score the actions of one action group (``action_group`` in the game's
 observation layout); actions of a group no named field scores are never chosen while another
@@ -19,16 +21,16 @@ import argparse
 
 import numpy as np
 from decisions import play_against
-from feature_choice import value_reader
 
+from tabletop_rl.baselines.agents.feature_value import FeatureValueAgent
 from tabletop_rl.baselines.stats import wilson_interval
 from tabletop_rl.envs import make
 from tabletop_rl.envs.errors import ConfigError
 
 
-def weights_of(items: list[str]) -> tuple[list[str], list[float]]:
-    """``["field=weight", ...]`` into names and weights; a clear error for another form."""
-    names, weights = [], []
+def weights_of(items: list[str]) -> dict[str, float]:
+    """``["field=weight", ...]`` into ``{field: weight}``; a clear error for another form."""
+    weights = {}
     for item in items:
         name, eq, value = item.partition("=")
         try:
@@ -37,9 +39,8 @@ def weights_of(items: list[str]) -> tuple[list[str], list[float]]:
             weight = None
         if not eq or not name or weight is None:
             raise ConfigError(f"bad field weight {item!r}; write FIELD=WEIGHT, e.g. lay_gain=1")
-        names.append(name)
-        weights.append(weight)
-    return names, weights
+        weights[name] = weight
+    return weights
 
 
 def main() -> None:
@@ -50,21 +51,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
-    names, weights = weights_of(args.weights)
     model = make(args.env, raw=True, num_players=2, features=True).model
-    parts = value_reader(model.layout, model.action_layout(), names)
     ties = np.random.default_rng([args.seed, 4])
+    agent = FeatureValueAgent(ties, args.env, weights_of(args.weights))
 
     def decide(state: object, obs: dict[str, np.ndarray], view: object) -> int:
-        mask = obs["action_mask"].astype(bool)
-        values = np.full(len(mask), -np.inf)
-        for (field, acts), weight in zip(parts, weights, strict=True):
-            values[acts] = np.where(np.isinf(values[acts]), 0.0, values[acts])
-            values[acts] += weight * obs["observation"][field]
-        values[~mask] = -np.inf
-        if not np.isfinite(values.max()):
-            values[mask] = 0.0  # no named field scores the legal actions
-        return int(ties.choice(np.flatnonzero(values >= values.max() - 1e-9)))
+        return agent.act(obs, view)
 
     credits = play_against(model, args.env, args.games, args.seed, decide, args.opponent)
     low, high = wilson_interval(float(credits.sum()), args.games)

@@ -75,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents",
         nargs="+",
         required=True,
-        help="agent specs: random, greedy, heuristic, mcts[:simulations=N,...], ppo:PATH, "
-        "rllib:PATH",
+        help="agent specs: random, greedy, heuristic, mcts[:simulations=N,...], "
+        "value:FIELD=WEIGHT,..., ppo:PATH, rllib:PATH",
     )
     arena.add_argument("--games", type=int, default=100, help="games per pairing or table")
     arena.add_argument("--players", type=int, default=2, help="players per game (2-4)")

@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         default=["random", "greedy"],
         help="agent specs: scripted agents, with options after a colon (e.g. "
-        "heuristic:risk=1), or mcts",
+        "heuristic:risk=1), mcts, or value:FIELD=WEIGHT,...",
     )
     parser.add_argument("--seed", type=int, default=12345, help="seed of the evaluation games")
     parser.add_argument("--workers", type=int, default=2, help="subprocesses stepping games")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tabletop_rl.envs import ConfigError, make
 
@@ -130,5 +131,6 @@ def test_train_help_shows_the_config_values() -> None:
     done = run_cli(["train", config, "--help"])
     assert done.returncode == 0, done.stderr
     assert f"--max_cpu_minutes float ({config}: 20.0; built-in default: 0.0)" in done.stdout
-    assert f"--teacher str ({config}: 'heuristic'; built-in default: '')" in done.stdout
+    teacher = yaml.safe_load(Path(config).read_text())["teacher"]
+    assert f"--teacher str ({config}: {teacher!r}; built-in default: '')" in done.stdout
     assert "Ctrl-C (or SIGTERM) stops a run" in done.stdout

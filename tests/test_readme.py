@@ -64,7 +64,7 @@ ABLATION_CELLS = {
         "ablation_current/liniell_scratch/eval_greedy_1000.csv",
         "ablation_current/liniell_features_rev3/eval_greedy_1000.csv",
         "ablation_current/liniell_kickstarted/eval_greedy_1000.csv",
-        "ablation_current/liniell_both_rev3/eval_greedy_1000.csv",
+        "ablation_current/liniell_both_value/eval_greedy_1000.csv",
     ),
     "qwirkle_cards_v0": (
         "ablation_current/cards_scratch/eval_greedy_1000.csv",

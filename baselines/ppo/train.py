@@ -53,11 +53,12 @@ from typing import Any
 
 import numpy as np
 import torch
+import yaml
 
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents import agent_names
-from ..arena.agent_specs import check_agent_specs, parse_agent_spec
+from ..arena.agent_specs import check_agent_specs, observation_kwargs, parse_agent_spec
 from .checkpoint import (
     CHECKPOINT_NAME,
     load_checkpoint,
@@ -171,10 +172,12 @@ def _check_opponents(cfg: PPOConfig) -> None:
                 "with options after a colon (e.g. 'mcts:simulations=60', "
                 "'value:FIELD=WEIGHT,...')"
             )
-        if parse_agent_spec(cfg.teacher)[0] == "value" and not cfg.env_kwargs.get("features"):
+        needs = observation_kwargs([cfg.teacher], cfg.env)
+        if any(cfg.env_kwargs.get(key) != value for key, value in needs.items()):
+            wanted = ", ".join(f"{key}: {yaml.safe_dump(v).split()[0]}" for key, v in needs.items())
             raise ConfigError(
-                f"config key 'teacher' is {cfg.teacher!r}, which reads the observation "
-                "features; set env_kwargs: {features: true}"
+                f"config key 'teacher' is {cfg.teacher!r}, which reads observations the "
+                f"environment makes only with {wanted}; set env_kwargs: {{{wanted}}}"
             )
         try:
             check_agent_specs([cfg.teacher], cfg.env)

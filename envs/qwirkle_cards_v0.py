@@ -140,7 +140,7 @@ padded with zeros to 4.
 
 ### Features
 
-With `features=True` these fields follow `turn_progress` (the observation then has 373
+With `features=True` these fields follow `turn_progress` (the observation then has 473
 entries): what the rules already know about the lines and a network would otherwise have to
 rediscover from the card counts. Every player may regroup the whole table, so a line whose
 kinds lie on the table but for one or two is completed by the next player whose hand holds
@@ -155,6 +155,8 @@ the missing kinds; the scripted `heuristic` agent wins by not leaving such lines
 | `line_next_chance` | (12,) | 261 | [0, 1] | probability that the next player's hand holds every missing kind |
 | `action_next_qwirkles` | (50,) | 273 | [0, 12] | per legal action: next player's expected completable lines after it |
 | `action_own_lines` | (50,) | 323 | [0, 12] | per legal action: lines the observer's kept cards complete after it |
+| `action_turn_qwirkles` | (50,) | 373 | [0, 18] | per legal action: most Qwirkles of a legal turn that continues with it |
+| `action_turn_value` | (50,) | 423 | [-12, 12] | per legal action: best turn value among those turns (the heuristic's) |
 
 The line fields describe the table *the selection leaves*: the table at the start of the turn
 plus the cards played so far this turn minus the cards of the Qwirkles taken so far (at the
@@ -182,12 +184,30 @@ line when no copy of it lies on that table.
   action is taken: the Qwirkles the next player is expected to be able to complete. Playing a
   card adds it to the table (or pays a Qwirkle's card), taking a Qwirkle removes its six
   cards, ending the turn and the redraw leave the table as it is.
-- Both per-action fields are in action order (entry `a` for action `a`, the one action
+- The per-action fields are in action order (entry `a` for action `a`, the one action
   group `action` named as their `action_group`, which `action_features: true` in a PPO
   config reads).
 - `action_own_lines`: for each legal action, the lines with `line_short` 0 once the action is
   taken (the lines the observer keeps the cards to complete; 0 for the redraw, which returns
   the hand to the pile).
+
+- `action_turn_qwirkles` (features revision 2): for each legal action of the observer, the
+  most Qwirkles of a legal turn that continues the selection so far with it (the whole
+  turn's, those taken before it included): every legal turn counts, found exactly
+  (every sub-multiset of the cards still in hand, every multiset of further Qwirkles while
+  no card is played, each table checked with the validity solver; the first turn's start
+  rows).
+- `action_turn_value` (features revision 2): among those turns, the best *turn value*: the
+  value the `heuristic` agent ranks turns by, with its default weights
+  (`tabletop_rl.envs.qwirkle_cards.turn_values.TURN_VALUE_WEIGHTS`, which are the agent's
+  defaults): minus the next player's chance of holding every missing kind (as
+  `line_next_chance`), summed over the lines with at most two kinds missing from the table
+  the turn leaves, plus 0.6 per line the kept cards complete (`line_short` 0), 0.1 per line
+  they bring within one card, and 0.05 per card the turn plays. So the sub-action of the
+  most `action_turn_qwirkles`, then the best `action_turn_value`, plays the heuristic's
+  turns one sub-action at a time (the agent spec
+  `value:action_turn_qwirkles=10,action_turn_value=1`), and a policy with
+  `action_features: true` can weigh the same numbers.
 
 The features are computed from the observer's own observation fields only (hand, table,
 the turn's selection, hand sizes, `unseen`), so they show nothing the observer cannot see,
@@ -195,11 +215,17 @@ and both engines give the same values. `VectorGames("qwirkle_cards_v0", ..., fea
 runs on the compiled batch, which writes them in its compiled step.
 
 Cost (`python benchmarks/qwirkle_cards_features.py --games 10 --rounds 5`: 1,184 agent steps
-of random two-player play per round, medians of 5 rounds, on a shared 2-core machine under a
-load of about 7): `observe` on the compiled engine 33.0 us without features and 96.7 us with
-(the numba kernel takes a few microseconds; the rest is the feature model's views, its second
-legal-mask read and the call), mask + observe + step per agent step 173 us without and 262 us
-with; the compiled batch of 64 games 44.3 us per game step without and 62.6 us with.
+of random two-player play per round, medians of 5 rounds, on a 2-core machine with one other
+process running): `observe` on the compiled engine 15.5 us without features and 1,153 us with,
+mask + observe + step per agent step 63 us without and 1,251 us with, the compiled batch of 64
+games 21.2 us per game step without and 1,807 us with. Nearly all of it is revision 2's turn
+values where a Qwirkle can be taken: random play leaves many Qwirkles on the table, and every
+choice of them is a turn to check (elsewhere a few solver queries: the median turn-value call
+of those games takes 0.2 ms). Revision 1's fields alone cost 96.7 us per `observe` (the same
+benchmark before revision 2, on a machine under a load of about 7). In PPO training, which
+plays learned turns that take their Qwirkles, the compiled batch with revision 2 features and a
+policy network made about 680 learner steps per second on the 2 cores (`tabletop-rl train
+configs/qwirkle_cards_ppo.yaml`, `decisions_per_s` in its `progress.csv`).
 
 ## Rewards
 
@@ -242,6 +268,11 @@ with; the compiled batch of 64 games 44.3 us per game step without and 62.6 us w
 - v0: first release.
 - v0, `features=True` added: the line and per-action features above (the default
   observation is unchanged).
+- v0, features revision 2: `action_turn_qwirkles` and `action_turn_value` appended after
+  `action_own_lines` (the observation with features grows from 373 to 473 entries; the
+  fields before them keep their offsets; without features it is unchanged). Policies
+  trained on revision 1 no longer load; the shipped `ppo:pretrained/qwirkle_cards_v0` was
+  retrained on revision 2.
 """
 
 from __future__ import annotations

@@ -37,7 +37,10 @@ GAMES = {
         ],
         "lay_turn_margin",
     ),
-    "qwirkle_cards_v0": (["action_next_qwirkles", "action_own_lines"], "action_own_lines"),
+    "qwirkle_cards_v0": (
+        ["action_next_qwirkles", "action_own_lines", "action_turn_qwirkles", "action_turn_value"],
+        "action_turn_value",
+    ),
 }
 
 

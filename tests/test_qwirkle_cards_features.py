@@ -28,7 +28,10 @@ from tabletop_rl.envs.qwirkle_cards.game import QwirkleCardsGame
 from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.vector import VectorGames
 
-FEATURE_NAMES = [f.name for f in FIELDS]
+TURN_FIELDS = ("action_turn_qwirkles", "action_turn_value")
+"""Revision 2's turn values: checked against the engine's legal turns in
+``test_qwirkle_cards_turn_values.py``."""
+FEATURE_NAMES = [f.name for f in FIELDS if f.name not in TURN_FIELDS]
 
 
 def _models(num_players: int) -> tuple[FeatureModel, FeatureModel]:
@@ -208,7 +211,7 @@ def test_env_with_features_passes_conformance(num_players: int) -> None:
 def test_observations_stay_in_bounds_in_both_engines() -> None:
     for engine in ("compiled", "reference"):
         env = qwirkle_cards_v0.raw_env(num_players=3, engine=engine, features=True)
-        assert env.observation_space("player_0")["observation"].shape == (373,)
+        assert env.observation_space("player_0")["observation"].shape == (473,)
         random_playout(env, np.random.default_rng(1), seed=1)
 
 

@@ -77,6 +77,7 @@ from tabletop_rl.envs.qwirkle_cards.actions import (
 )
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
+from tabletop_rl.envs.qwirkle_cards.turn_values import TURN_VALUE_WEIGHTS
 from tabletop_rl.envs.qwirkle_cards.turns import (
     EMPTY_LINES,
     Counts,
@@ -99,15 +100,17 @@ CODEC = QwirkleCardsCodec()
 
 @dataclass(frozen=True)
 class QwirkleCardsWeights:
-    """Weights of a turn's value (see the module docstring)."""
+    """Weights of a turn's value (see the module docstring); the defaults are those of the
+    observation's turn values (``TURN_VALUE_WEIGHTS``, ``qwirkle_cards_v0``'s
+    ``action_turn_value``)."""
 
-    risk: float = 1.0
+    risk: float = TURN_VALUE_WEIGHTS.risk
     """Multiplies the expected Qwirkles the next player completes from our table."""
-    own_complete: float = 0.6
+    own_complete: float = TURN_VALUE_WEIGHTS.own_complete
     """Value of a line our kept cards complete with the table (a Qwirkle next turn)."""
-    own_near: float = 0.1
+    own_near: float = TURN_VALUE_WEIGHTS.own_near
     """Value of a line our kept cards bring within one card."""
-    played: float = 0.05
+    played: float = TURN_VALUE_WEIGHTS.played
     """Value of each card played (a fresh card is drawn for it)."""
     take_candidates: int = 8
     """When Qwirkles can be taken: how many card choices (best first) are compared."""

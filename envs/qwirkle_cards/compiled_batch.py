@@ -255,7 +255,9 @@ def refresh(
         truncated[g] = s[STATUS] == TRUNCATED
         if s[STATUS] != RUNNING:
             if feature_at.size:
-                features_into(observation[g], feature_at, action_mask[g], False)
+                features_into(
+                    observation[g], feature_at, action_mask[g], False, rows, options, memo
+                )
             final_observation[g] = observation[g]
             for p in range(n):
                 episode_scores[g, p] = qwirkles[g, p].sum()
@@ -269,7 +271,7 @@ def refresh(
                 playable = True
         action_mask[g, CANNOT_PLAY] = 0 if playable else 1
         if feature_at.size:
-            features_into(observation[g], feature_at, action_mask[g], True)
+            features_into(observation[g], feature_at, action_mask[g], True, rows, options, memo)
 
 
 def env_generators(seed: int, num_envs: int) -> list[np.random.Generator]:

@@ -51,11 +51,11 @@ from numba import njit
 from ..core.features import FeatureSet
 from ..core.observation import Field
 from .actions import CANNOT_PLAY, END_TURN, NUM_ACTIONS, TAKE
-from .cards import COPIES, NUM_KINDS, NUM_LINES
-from .compiled_solver import KIND_A, KIND_B, LINE_KIND
-
-MAX_COPIES_MISSING = 6 * COPIES
-"""Unseen copies of a line's missing kinds, at most (six kinds of three copies)."""
+from .cards import NUM_KINDS, NUM_LINES
+from .compiled_solver import KIND_A, KIND_B, LINE_KIND, SearchWork
+from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_value
+from .model import MAX_QWIRKLES
+from .turn_values import write_turn_values
 
 FIELDS = (
     Field(
@@ -95,71 +95,24 @@ FIELDS = (
         high=float(NUM_LINES),
         action_group="action",
     ),
+    Field(
+        "action_turn_qwirkles",
+        (NUM_ACTIONS,),
+        "per legal action: most Qwirkles of a legal turn that continues with it",
+        high=float(MAX_QWIRKLES),
+        action_group="action",
+    ),
+    Field(
+        "action_turn_value",
+        (NUM_ACTIONS,),
+        "per legal action: best turn value among those turns (the heuristic's)",
+        low=-float(NUM_LINES),
+        high=float(NUM_LINES),
+        action_group="action",
+    ),
 )
 """The feature fields, appended to the base observation in this order."""
 FEATURE_SIZE = sum(f.size for f in FIELDS)
-
-
-@njit(cache=True, nogil=True)
-def _draw_ratios(total: int, hand: int, ratios: np.ndarray) -> None:
-    """``ratios[g]``: the probability that a hand of ``hand`` cards drawn from ``total``
-    misses ``g`` given cards, ``C(total - g, hand) / C(total, hand)``; all 0 for an empty
-    hand (a player with no card cannot play, so completes nothing)."""
-    for g in range(ratios.shape[0]):
-        r = 1.0
-        if hand <= 0 or hand > total - g:
-            r = 0.0
-        else:
-            for i in range(hand):
-                r *= (total - g - i) / (total - i)
-        ratios[g] = r
-
-
-@njit(cache=True, nogil=True)
-def _line_value(
-    line: int,
-    left: np.ndarray,
-    kept: np.ndarray,
-    unseen: np.ndarray,
-    ratios: np.ndarray,
-    terms: np.ndarray,
-) -> tuple[int, int, int, float]:
-    """``(missing, short, unseen kinds, next player's chance)`` of ``line`` on the table
-    ``left`` with the observer keeping ``kept`` (see the module docstring); ``terms`` is
-    scratch space for the inclusion-exclusion (``MAX_COPIES_MISSING + 1`` floats)."""
-    missing = 0
-    short = 0
-    seen_out = 0
-    for j in range(6):
-        k = LINE_KIND[line, j]
-        if left[k] > 0:
-            continue
-        missing += 1
-        if kept[k] <= 0:
-            short += 1
-        if unseen[k] > 0:
-            seen_out += 1
-    if seen_out < missing:
-        return missing, short, seen_out, 0.0
-    # inclusion-exclusion over the missing kinds (the hand lacks none of them), its terms
-    # gathered by the unseen copies they exclude: terms[g] = sum of (-1)^|S| over the sets S
-    # of missing kinds with g copies in all
-    terms[0] = 1.0
-    top = 0
-    for j in range(6):
-        k = LINE_KIND[line, j]
-        if left[k] > 0:
-            continue
-        c = unseen[k]
-        for g in range(top + 1, top + c + 1):
-            terms[g] = 0.0
-        for g in range(top, -1, -1):
-            terms[g + c] -= terms[g]
-        top += c
-    chance = 0.0
-    for g in range(top + 1):
-        chance += terms[g] * ratios[g]
-    return missing, short, seen_out, min(1.0, max(0.0, chance))
 
 
 @njit(cache=True, nogil=True)
@@ -170,7 +123,7 @@ def _totals(
     chance = 0.0
     own = 0
     for line in range(NUM_LINES):
-        _, short, _, p = _line_value(line, left, kept, unseen, ratios, terms)
+        _, short, _, p = line_value(line, left, kept, unseen, ratios, terms)
         chance += p
         if short == 0:
             own += 1
@@ -197,6 +150,7 @@ def write_features(
     taken: np.ndarray,
     unseen_in: np.ndarray,
     next_hand: int,
+    first_turn: bool,
     observer_acts: bool,
     mask: np.ndarray,
     line_missing: np.ndarray,
@@ -205,11 +159,18 @@ def write_features(
     line_next_chance: np.ndarray,
     action_next: np.ndarray,
     action_own: np.ndarray,
+    action_turn_qwirkles: np.ndarray,
+    action_turn_value: np.ndarray,
+    rows: np.ndarray,
+    options: np.ndarray,
+    memo: np.ndarray,
 ) -> None:
     """Fill the feature fields (module docstring) from the observer's base observation:
-    ``hand``, ``table``, ``played``, ``taken`` and ``unseen`` as in the observation,
-    ``next_hand`` the next player's hand size, ``mask`` the observer's legal mask (read only
-    when ``observer_acts``). The action fields must be zeroed beforehand."""
+    ``hand``, ``table``, ``played``, ``taken``, ``unseen`` and ``first_turn`` as in the
+    observation, ``next_hand`` the next player's hand size, ``mask`` the observer's legal
+    mask (read only when ``observer_acts``); ``rows``, ``options``, ``memo``: the validity
+    solver's scratch arrays (a :class:`~.compiled_solver.SearchWork`'s). The action fields
+    must be zeroed beforehand."""
     after = np.empty(NUM_KINDS, dtype=np.int64)
     held = np.empty(NUM_KINDS, dtype=np.int64)
     unseen = np.empty(NUM_KINDS, dtype=np.int64)
@@ -225,7 +186,7 @@ def write_features(
             for j in range(6):
                 after[LINE_KIND[line, j]] -= t
     ratios = np.empty(MAX_COPIES_MISSING + 1, dtype=np.float64)
-    _draw_ratios(total, min(next_hand, total), ratios)
+    draw_ratios(total, min(next_hand, total), ratios)
     terms = np.empty(MAX_COPIES_MISSING + 1, dtype=np.float64)
     left = np.empty(NUM_KINDS, dtype=np.int64)
     kept = np.empty(NUM_KINDS, dtype=np.int64)
@@ -236,7 +197,7 @@ def write_features(
     chance_now = 0.0
     own_now = 0
     for line in range(NUM_LINES):
-        missing, short, seen_out, p = _line_value(line, left, kept, unseen, ratios, terms)
+        missing, short, seen_out, p = line_value(line, left, kept, unseen, ratios, terms)
         line_p[line] = p
         line_sh[line] = short
         line_missing[line] = missing
@@ -248,6 +209,10 @@ def write_features(
             own_now += 1
     if not observer_acts:
         return
+    write_turn_values(
+        hand, table, played, taken, unseen_in, next_hand, first_turn, mask,
+        action_turn_qwirkles, action_turn_value, rows, options, memo,
+    )  # fmt: skip
     for k in range(NUM_KINDS):
         if not mask[k]:
             continue
@@ -260,7 +225,7 @@ def write_features(
         for line in (KIND_A[k], KIND_B[k]):
             chance -= line_p[line]
             own -= 1 if line_sh[line] == 0 else 0
-            _, short, _, p = _line_value(line, left, kept, unseen, ratios, terms)
+            _, short, _, p = line_value(line, left, kept, unseen, ratios, terms)
             chance += p
             own += 1 if short == 0 else 0
         action_next[k] = max(0.0, chance)
@@ -290,7 +255,7 @@ def write_features(
         action_next[CANNOT_PLAY] = chance_now
 
 
-BASE_FIELDS = ("hand", "table", "played", "taken", "unseen", "hand_sizes")
+BASE_FIELDS = ("hand", "table", "played", "taken", "unseen", "hand_sizes", "first_turn")
 """The base observation's fields :func:`features_into` reads, in its offsets' order."""
 
 
@@ -307,13 +272,20 @@ def feature_offsets(layout: Any) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def features_into(
-    out: np.ndarray, offsets: np.ndarray, mask: np.ndarray, observer_acts: bool
+    out: np.ndarray,
+    offsets: np.ndarray,
+    mask: np.ndarray,
+    observer_acts: bool,
+    rows: np.ndarray,
+    options: np.ndarray,
+    memo: np.ndarray,
 ) -> None:
     """Write the features into the flat observation ``out`` whose base fields are written
-    (field offsets from :func:`feature_offsets`; ``mask`` read only when ``observer_acts``):
-    :func:`write_features` for the compiled batch, the feature fields zeroed first."""
+    (field offsets from :func:`feature_offsets`; ``mask`` read only when ``observer_acts``;
+    the solver's scratch arrays as for :func:`write_features`): :func:`write_features` for
+    the compiled batch, the feature fields zeroed first."""
     o = offsets
-    f = 6  # the first feature field's offset follows the BASE_FIELDS' six
+    f = 7  # the first feature field's offset follows the BASE_FIELDS' seven
     out[o[f] : o[f] + FEATURE_SIZE] = 0.0
     write_features(
         out[o[0] : o[0] + NUM_KINDS],
@@ -322,6 +294,7 @@ def features_into(
         out[o[3] : o[3] + NUM_LINES],
         out[o[4] : o[4] + NUM_KINDS],
         int(out[o[5] + 1]),
+        out[o[6]] > 0.5,
         observer_acts,
         mask,
         out[o[f] : o[f] + NUM_LINES],
@@ -330,10 +303,17 @@ def features_into(
         out[o[f + 3] : o[f + 3] + NUM_LINES],
         out[o[f + 4] : o[f + 4] + NUM_ACTIONS],
         out[o[f + 5] : o[f + 5] + NUM_ACTIONS],
+        out[o[f + 6] : o[f + 6] + NUM_ACTIONS],
+        out[o[f + 7] : o[f + 7] + NUM_ACTIONS],
+        rows,
+        options,
+        memo,
     )
 
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_WORK = SearchWork()
+"""The solver's scratch memory of the feature model's writer (one call at a time)."""
 
 
 def _write(
@@ -352,6 +332,7 @@ def _write(
         base["taken"],
         base["unseen"],
         int(base["hand_sizes"][1]),
+        bool(base["first_turn"][0]),
         mask is not None,
         _NO_MASK if mask is None else mask,
         out["line_missing"],
@@ -360,6 +341,11 @@ def _write(
         out["line_next_chance"],
         out["action_next_qwirkles"],
         out["action_own_lines"],
+        out["action_turn_qwirkles"],
+        out["action_turn_value"],
+        _WORK.rows,
+        _WORK.options,
+        _WORK.memo,
     )
 
 

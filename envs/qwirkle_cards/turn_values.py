@@ -259,17 +259,21 @@ def _selection(
 
 
 @njit(cache=True, nogil=True)
+def _line_cap(after: np.ndarray, line: int) -> int:
+    """The fewest copies of ``line``'s kinds on ``after``: the most Qwirkles of the line."""
+    cap = after[LINE_KIND[line, 0]]
+    for j in range(1, 6):
+        cap = min(cap, after[LINE_KIND[line, j]])
+    return cap
+
+
+@njit(cache=True, nogil=True)
 def _line_bound(after: np.ndarray) -> int:
     """The per-line bound on the Qwirkles takeable from ``after``: per line, the fewest
     copies of its kinds, summed."""
     bound = 0
     for L in range(NUM_LINES):
-        cap = 3
-        for j in range(6):
-            c = after[LINE_KIND[L, j]]
-            if c < cap:
-                cap = c
-        bound += cap
+        bound += _line_cap(after, L)
     return bound
 
 
@@ -391,10 +395,7 @@ def _later_turn(
             holds = True
         if not holds:
             continue
-        for k in range(NUM_KINDS):
-            after[k] = base[k]
-        for i in range(n):
-            after[kinds[i]] += subsets[idx, i]
+        _selection(idx, subsets, kinds, n, base, hand, after, kept)
         if not _valid(after, zero, scratch, rows, options, memo):
             continue
         for i in range(n):
@@ -440,11 +441,7 @@ def _may_beat(
         if extra[L] and most[TAKE + L] < floor:
             floor = most[TAKE + L]
     for L in range(line, NUM_LINES):
-        cap = 3
-        for j in range(6):
-            c = after[LINE_KIND[L, j]]
-            if c < cap:
-                cap = c
+        cap = _line_cap(after, L)
         bound += cap
         if cap > 0 and mask[TAKE + L] and most[TAKE + L] < floor:
             floor = most[TAKE + L]

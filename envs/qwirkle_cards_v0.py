@@ -215,17 +215,17 @@ and both engines give the same values. `VectorGames("qwirkle_cards_v0", ..., fea
 runs on the compiled batch, which writes them in its compiled step.
 
 Cost (`python benchmarks/qwirkle_cards_features.py --games 10 --rounds 5`: 1,184 agent steps
-of random two-player play per round, medians of 5 rounds, on a 2-core machine with one other
-process running): `observe` on the compiled engine 15.5 us without features and 1,153 us with,
-mask + observe + step per agent step 63 us without and 1,251 us with, the compiled batch of 64
-games 21.2 us per game step without and 1,807 us with. Nearly all of it is revision 2's turn
-values where a Qwirkle can be taken: random play leaves many Qwirkles on the table, and every
-choice of them is a turn to check (elsewhere a few solver queries: the median turn-value call
-of those games takes 0.2 ms). Revision 1's fields alone cost 96.7 us per `observe` (the same
-benchmark before revision 2, on a machine under a load of about 7). In PPO training, which
-plays learned turns that take their Qwirkles, the compiled batch with revision 2 features and a
-policy network made about 680 learner steps per second on the 2 cores (`tabletop-rl train
-configs/qwirkle_cards_ppo.yaml`, `decisions_per_s` in its `progress.csv`).
+of random two-player play per round, medians of 5 rounds, on the idle 2-core machine):
+`observe` on the compiled engine 10.7 us without features and 509 us with, mask + observe +
+step per agent step 48 us without and 494 us with, the compiled batch of 64 games 18.0 us per
+game step without and 666 us with. Nearly all of it is revision 2's turn values where a
+Qwirkle can be taken: random play leaves many Qwirkles on the table, and the choices of them
+are turns to check (elsewhere a few solver queries: the median turn-value call of those games
+takes about 0.1 ms). Revision 1's fields alone cost 96.7 us per `observe` (the same benchmark
+before revision 2, on a machine under a load of about 7). PPO training, which plays learned
+turns that take their Qwirkles, made 457,630 learner steps in 10 minutes on the 2 cores with
+revision 2 (`tabletop-rl train configs/qwirkle_cards_ppo.yaml`, before the take search's last
+speed-up).
 
 ## Rewards
 

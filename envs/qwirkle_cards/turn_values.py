@@ -506,6 +506,8 @@ def _more_qwirkles(
             line if _may_beat(after, line, num_taken + depth, extra, mask, most) else NUM_LINES
         )
         q = num_taken + depth
+        if not _improves(extra, q, np.inf, most, best):
+            continue  # fewer Qwirkles than every record it could beat: no need to value it
         v = turn_value(after, kept, count, unseen, ratios, terms, weights)
         if _improves(extra, q, v, most, best) and _valid(after, zero, scratch, rows, options, memo):
             for L in range(NUM_LINES):

@@ -68,9 +68,9 @@ ABLATION_CELLS = {
     ),
     "qwirkle_cards_v0": (
         "ablation_current/cards_scratch/eval_greedy_1000.csv",
-        "ablation_current/cards_features/eval_greedy_1000.csv",
-        "ablation_current/cards_kickstarted/eval_greedy_1000.csv",
-        "ablation_10cpumin/qwirkle_cards_v0_both_action_features/eval_greedy_1000.csv",
+        "ablation_current/cards_features_rev2/eval_1000.csv",
+        "ablation_current/cards_kickstarted_rev2/eval_greedy_1000.csv",
+        "ablation_current/cards_both_turn_value/eval_greedy_1000.csv",
     ),
     "qwirkle_v0": (
         "ablation_current/qwirkle_scratch/eval_greedy_1000.csv",

@@ -20,10 +20,14 @@ So an agent that picks the sub-action with the most Qwirkles and then the best v
 the heuristic's turns, one sub-action at a time, and a policy can read the same numbers.
 
 The legal turns are enumerated exactly: every sub-multiset of the cards still in hand added
-to the selection, every multiset of further Qwirkles (while no card has been played), each
-checked with the table-validity solver. The first turn is the start row: one of the
-starter's largest sets (its Qwirkle taken first when it has six cards). The chances are the
-hypergeometric estimates of :mod:`.features` (``line_next_chance``).
+to the selection, every multiset of further Qwirkles (while no card has been played and a
+take is legal), each checked with the table-validity solver. Pruning keeps that cheap
+without changing the answer: the selections without further Qwirkles are valued first and
+checked best value first, each only while it holds an action whose best is not found yet;
+the Qwirkle choices are searched branch and bound on the per-line bound, and a choice is
+valued and checked only when it could beat a record. The first turn is the start row: one of
+the starter's largest sets (its Qwirkle taken first when it has six cards). The chances are
+the hypergeometric estimates of :mod:`.line_odds` (the features' ``line_next_chance``).
 
 Playing ``Rd`` onto ``Ro Rx Rs`` takes no Qwirkle and is worth 0.05 for the card, less
 the next player's chance (0.051) of holding both ``Rt`` and ``Rc``:

@@ -57,7 +57,7 @@ from numba import njit
 
 from .actions import END_TURN, NUM_ACTIONS, TAKE
 from .cards import NUM_KINDS, NUM_LINES
-from .compiled_solver import LINE_KIND, search_split
+from .compiled_solver import KIND_A, KIND_B, LINE_KIND, search_split
 from .compiled_turns import start_sets
 from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_value
 
@@ -161,7 +161,7 @@ def _first_turn(
             if taken[line] > (1 if line == L and size == 6 else 0):
                 extends = False
         for k in range(NUM_KINDS):
-            if played[k] > (1 if held[k] and (k // 6 == L or 6 + k % 6 == L) else 0):
+            if played[k] > (1 if held[k] and (KIND_A[k] == L or KIND_B[k] == L) else 0):
                 extends = False
         if not extends:
             continue
@@ -337,14 +337,11 @@ def _later_turn(
     stack = np.empty(NUM_KINDS, dtype=np.int64)
     nxt = np.empty(NUM_KINDS + 1, dtype=np.int64)
     for idx in range(size):
-        count = num_played0
-        ok = True
         for i in range(n):
             subsets[idx, i] = more[kinds[i]]
-            count += more[kinds[i]]
+        count = _selection(idx, subsets, kinds, n, base, hand, after, kept) + num_played0
+        ok = True
         for k in range(NUM_KINDS):
-            after[k] = base[k] + more[k]
-            kept[k] = hand[k] - more[k]
             if after[k] < 0:
                 ok = False
         if ok and count > 0:
@@ -367,9 +364,6 @@ def _later_turn(
             if bounds[idx] < 0:
                 break
             count = _selection(idx, subsets, kinds, n, base, hand, after, kept) + num_played0
-            extra[:] = 0
-            if not _may_beat(after, 0, num_taken, extra, mask, most):
-                continue
             _more_qwirkles(
                 after, kept, count, num_taken, extra, stack, nxt, mask, unseen, ratios,
                 terms, weights, most, best, zero, scratch, rows, options, memo,
@@ -494,11 +488,7 @@ def _more_qwirkles(
                     after[LINE_KIND[gone, j]] += 1
                 nxt[depth] = gone + 1
             continue
-        can = True
-        for j in range(6):
-            if after[LINE_KIND[line, j]] <= 0:
-                can = False
-        if not can or depth >= stack.shape[0]:
+        if _line_cap(after, line) <= 0 or depth >= stack.shape[0]:
             nxt[depth] = line + 1
             continue
         for j in range(6):

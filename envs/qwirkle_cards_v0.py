@@ -218,11 +218,10 @@ Cost (`python benchmarks/qwirkle_cards_features.py --games 10 --rounds 5`: 1,184
 of random two-player play per round, medians of 5 rounds, on the idle 2-core machine):
 `observe` on the compiled engine 10.7 us without features and 509 us with, mask + observe +
 step per agent step 48 us without and 494 us with, the compiled batch of 64 games 18.0 us per
-game step without and 666 us with. Nearly all of it is revision 2's turn values where a
-Qwirkle can be taken: random play leaves many Qwirkles on the table, and the choices of them
-are turns to check (elsewhere a few solver queries: the median turn-value call of those games
-takes about 0.1 ms). Revision 1's fields alone cost 96.7 us per `observe` (the same benchmark
-before revision 2, on a machine under a load of about 7). PPO training, which plays learned
+game step without and 666 us with. Nearly all of it is revision 2's turn values: revision 1's
+fields alone cost 96.7 us per `observe` (the same benchmark before revision 2, on a machine
+under a load of about 7). Random play leaves many Qwirkles on the table, and every choice of
+them is a turn to check. PPO training, which plays learned
 turns that take their Qwirkles, made 457,630 learner steps in 10 minutes on the 2 cores with
 revision 2 (`tabletop-rl train configs/qwirkle_cards_ppo.yaml`, before the take search's last
 speed-up).

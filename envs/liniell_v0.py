@@ -141,15 +141,16 @@ following seats in turn order, padded with zeros to 4.
 
 With `features=True` the observation continues after `phase` with seven fields that say what
 each lay would do, as the rules engine computes it (`tabletop_rl.envs.liniell.features`), two
-that say what each occupation would do, one about the lines' open ends, and two that give
-greedy's value of each action of the occupy step. A lay changes
+that say what each occupation would do, one about the lines' open ends, two that give
+greedy's value of each action of the occupy step, and three that give the heuristic agent's
+value of every action. A lay changes
 routes several tiles away (a route is a longest path), which the `routes` planes show only
 for the position as it is; the `lay_` fields give every legal lay's consequence, the numbers
 the greedy agent reads from the rules engine and the open ends the heuristic agent weighs.
 They follow the lay action group: shape (7, 7, 4) (window row, window column, rotation;
 `channels_last`, over the window of the `tiles` planes), entry `4 * cell + rotation` for lay
 action `4 * cell + rotation`; the `occupy_` fields follow the occupy action group (entry `3 *
-port + source`), `skip_turn_margin` the skip action. Each declares its group as its `action_group`, which `action_features: true`
+port + source`), `skip_turn_margin` and `skip_turn_value` the skip action. Each declares its group as its `action_group`, which `action_features: true`
 in a PPO config reads. They are 0 for illegal actions, outside their step and when the
 observer is not the player to act. No feature depends on the hidden stack order. Both
 engines give the same values.
@@ -168,6 +169,9 @@ engines give the same values.
 | `open_ends` | (4, 7, 7) | 4103 | [0, 4] | plane q: at each empty cell that can still receive a tile (4 x 4 rule), the sides facing a line occupied by player q (observer first): open ends, and merge points where two players' lines meet |
 | `occupy_turn_margin` | (12,) | 4299 | [-38, 38] | observer's score minus the best opponent's after the best finish of the turn that starts with this occupation (or compulsory move): greedy's value of it |
 | `skip_turn_margin` | (1,) | 4311 | [-38, 38] | observer's score minus the best opponent's if the turn ends now with no occupation (0 where skipping is not legal): greedy's value of skipping |
+| `lay_turn_value` | (7, 7, 4) | 4312 | [-76, 76] | the heuristic agent's value of the position after the best turn that starts with this lay: its lines' points and open ends, pawns in reserve and merge risk, less the best opponent's (turn_values.position_value) |
+| `occupy_turn_value` | (12,) | 4508 | [-76, 76] | the heuristic agent's value of the position after the best turn that starts with this occupation (or compulsory move): its lines' points and open ends, pawns in reserve and merge risk, less the best opponent's (turn_values.position_value) |
+| `skip_turn_value` | (1,) | 4520 | [-76, 76] | the heuristic agent's value of the position after the best turn that starts with this skip: its lines' points and open ends, pawns in reserve and merge risk, less the best opponent's (turn_values.position_value) (0 where skipping is not legal) |
 
 - `lay_gain`, `lay_opponent_gain`: the lay alone, before any occupation: lines through the
   new tile grow, close with a diamond, or change route (a score can fall: a second diamond
@@ -194,6 +198,16 @@ engines give the same values.
   as it is. The highest entry among the legal actions is the greedy agent's choice; beside
   `occupy_open_ends` and `occupy_merge_points` they let a policy weigh an occupation's points
   against its open ends and merge points as `lay_turn_margin` does for a lay.
+- `lay_turn_value`, `occupy_turn_value`, `skip_turn_value` (features revision 4): the
+  value the scripted `heuristic` agent gives the position after the best turn that starts
+  with the action (`tabletop_rl.envs.liniell.turn_values`, with the heuristic's default
+  weights, which are defined there): each of the observer's lines is worth its points plus
+  0.8 per open end (at most 3 counted), each pawn in supply 2 x the share of tiles still to
+  lay, less 0.6 x its most valuable line at a merge point; less the best opponent's same
+  total, whose line at a merge point costs it 0.25 x its value; the final margin once no
+  tile is left. The highest entry among the legal actions is the heuristic's choice (the
+  tests compare every entry with the heuristic agent's own search), so a weighted sum of
+  these and the fields above is a teacher a policy with action features can copy.
 - `open_ends`: for every player (observer first), at every empty cell that can still
   receive a tile (the laid area with it fits a 4 x 4 square), how many of its sides face a
   line that player occupies. Every such cell is filled before the game ends, so these are
@@ -215,7 +229,12 @@ With the reference engine the same values come from copying and stepping its sta
 (the same search as `lay_turn_margin`): the same benchmark, revision 2 and 3 alternately,
 twice each on another idle 2-core machine, 2 players: `observe` of an occupy step 51.2-51.7 us
 before, 53.9-54.1 us after; a compiled batch game step 35.2-35.7 us before, 33.0-36.0 us after
-(within the runs' spread).
+(within the runs' spread). Revision 4's three fields value the position at every finish of
+those searches (`turn_values.compiled_position_value`, two passes over the fillable cells):
+the same benchmark, revision 3 and 4 alternately, twice each on the idle machine, 2 players:
+`observe` of a lay step 61.6-87.9 us before, 118.4-211.2 us after; of an occupy step
+34.9-50.1 us before, 54.5-64.5 us after; a compiled batch game step 23.0-24.6 us before,
+58.7-67.6 us after.
 
 ## Rewards
 
@@ -265,6 +284,10 @@ and 48 with 3 or 4.
   `open_ends` (4,312 entries; the fields before them keep their offsets). Policies trained
   on revision 2 no longer load; the shipped `ppo:pretrained/liniell_v0` was retrained on
   revision 3.
+- v0, features revision 4: `lay_turn_value`, `occupy_turn_value` and `skip_turn_value`
+  appended after `skip_turn_margin` (4,521 entries; the fields before them keep their
+  offsets). Policies trained on revision 3 no longer load; the shipped
+  `ppo:pretrained/liniell_v0` was retrained on revision 4.
 """
 
 from __future__ import annotations

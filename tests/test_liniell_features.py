@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.liniell import LiniellGreedyAgent
-from tabletop_rl.baselines.agents.liniell_heuristic import fillable_cells, open_cells
 from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.envs import ConfigError, liniell_v0
 from tabletop_rl.envs.core.conformance import check_env
@@ -16,6 +15,7 @@ from tabletop_rl.envs.liniell.board import NEIGHBOUR, NUM_CELLS
 from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
 from tabletop_rl.envs.liniell.features import FIELDS, LAY_FIELDS, LINIELL_FEATURES, OPEN_ENDS
 from tabletop_rl.envs.liniell.model import LiniellModel
+from tabletop_rl.envs.liniell.turn_values import fillable_cells, open_cells
 from tabletop_rl.envs.vector import VectorGames
 
 NAMES = [f.name for f in LAY_FIELDS]

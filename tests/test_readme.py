@@ -62,9 +62,9 @@ ABLATION_RUNS = Path("docs/results/ppo_runs")
 ABLATION_CELLS = {
     "liniell_v0": (
         "ablation_current/liniell_scratch/eval_greedy_1000.csv",
-        "ablation_current/liniell_features_rev3/eval_greedy_1000.csv",
+        "ablation_current/liniell_features_rev4/eval_1000.csv",
         "ablation_current/liniell_kickstarted/eval_greedy_1000.csv",
-        "ablation_current/liniell_both_value/eval_greedy_1000.csv",
+        "ablation_current/liniell_both_turn_value/eval_greedy_1000.csv",
     ),
     "qwirkle_cards_v0": (
         "ablation_current/cards_scratch/eval_greedy_1000.csv",

@@ -45,15 +45,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from tabletop_rl.envs.liniell.actions import SKIP, Lay, LiniellCodec, Occupy
-from tabletop_rl.envs.liniell.board import NEIGHBOUR, WINDOW, Board
+from tabletop_rl.envs.liniell.board import Board
 from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
 from tabletop_rl.envs.liniell.tiles import Port
-from tabletop_rl.envs.liniell.tileset import NUM_TILES
+from tabletop_rl.envs.liniell.turn_values import TurnValueWeights, position_value
 
 from .base import SeededAgent
 from .heuristic_weights import with_overrides
@@ -61,47 +60,9 @@ from .heuristic_weights import with_overrides
 CODEC = LiniellCodec()
 
 
-@dataclass(frozen=True)
-class LiniellWeights:
-    """The weights of the position value (see the module docstring)."""
-
-    open_end: float = 0.8
-    """Value of each open end of an occupied line (at most ``max_open_ends`` count)."""
-    max_open_ends: int = 3
-    risk: float = 0.6
-    """Share of a line's value lost when it touches a merge point the opponent can use."""
-    chance: float = 0.25
-    """Share of an opponent line's value gained at a merge point we may use later."""
-    reserve: float = 2.0
-    """Value of a pawn in supply at the start of the game (scaled by the tiles left)."""
-
-
-def fillable_cells(board: Board) -> set[int]:
-    """Empty window cells that can still receive a tile (contact aside): the 4 x 4 rule.
-
-    >>> from tabletop_rl.envs.liniell import from_text
-    >>> len(fillable_cells(from_text("cross:0 tee:0 cross:0 bridge:0")))
-    24
-    """
-    if board.num_laid == 0:
-        return {(WINDOW // 2) * WINDOW + WINDOW // 2}
-    rows, cols = board.fillable_span()
-    return {r * WINDOW + c for r in rows for c in cols if board.cell_kind[r * WINDOW + c] < 0}
-
-
-def open_cells(board: Board, root: int, fillable: set[int]) -> tuple[int, set[int]]:
-    """Open ends of line ``root`` that face fillable cells: their number and their cells."""
-    kinds, orients = board.cell_kind, board.cell_orient
-    count = 0
-    cells: set[int] = set()
-    for piece in board.lines.members(root):
-        cell = piece >> 2
-        for port in orients[cell].groups[piece & 3].ports:  # type: ignore[union-attr]
-            nc = NEIGHBOUR[cell][port]
-            if nc >= 0 and kinds[nc] < 0 and nc in fillable:
-                count += 1
-                cells.add(nc)
-    return count, cells
+LiniellWeights = TurnValueWeights
+"""The weights of the position value (see the module docstring); their defaults are the
+observation features' (:data:`~tabletop_rl.envs.liniell.turn_values.TURN_VALUE_WEIGHTS`)."""
 
 
 class LiniellHeuristicAgent(SeededAgent):
@@ -123,52 +84,10 @@ class LiniellHeuristicAgent(SeededAgent):
 
     # ---------------------------------------------------------------- valuing
     def evaluate(self, board: Board, player: int, tiles_left: int) -> float:
-        """Value of ``board`` for ``player`` after its turn, ``tiles_left`` tiles still to lay.
-
-        The opponents move next.
-        """
-        w = self.weights
-        n = board.num_players
-        find = board.lines.find
-        totals = [0.0] * n
-        if tiles_left <= 0:
-            points = board.points()
-            best_other = max(points[p] for p in range(n) if p != player)
-            return float(points[player] - best_other)
-        fillable = fillable_cells(board)
-        line_value: dict[int, float] = {}
-        owner: dict[int, int] = {}
-        touching: dict[int, list[int]] = {}  # fillable cell -> occupied lines touching it
-        for p, slots in enumerate(board.pawns):
-            for piece in slots:
-                if piece < 0:
-                    continue
-                root = find(piece)
-                count, cells = open_cells(board, root, fillable)
-                value = board.line_score(root).points + w.open_end * min(count, w.max_open_ends)
-                line_value[root] = value
-                owner[root] = p
-                totals[p] += value
-                for c in cells:
-                    touching.setdefault(c, []).append(root)
-        share = tiles_left / NUM_TILES
-        for p in range(n):
-            totals[p] += w.reserve * share * board.supply(p)
-        # merge points: a cell touching occupied lines of two different players
-        risk = [0.0] * n
-        for roots in touching.values():
-            owners = {owner[r] for r in roots}
-            if len(owners) < 2:
-                continue
-            for r in roots:
-                o = owner[r]
-                risk[o] = max(risk[o], line_value[r])
-        totals[player] -= w.risk * risk[player]
-        for p in range(n):
-            if p != player:
-                totals[p] -= w.chance * risk[p]
-        best_other = max(totals[p] for p in range(n) if p != player)
-        return totals[player] - best_other
+        """Value of ``board`` for ``player`` after its turn, ``tiles_left`` tiles still to lay
+        (:func:`~tabletop_rl.envs.liniell.turn_values.position_value` with this agent's
+        weights). The opponents move next."""
+        return position_value(board, player, tiles_left, self.weights)
 
     # --------------------------------------------------------------- planning
     def _finish_turn(self, game: Game, player: int, tiles_left: int) -> list[tuple[float, int]]:
@@ -235,4 +154,4 @@ def _ties(scored: list[tuple[float, int]]) -> list[int]:
     return [a for v, a in scored if v >= best - 1e-9]
 
 
-__all__ = ["LiniellHeuristicAgent", "LiniellWeights", "fillable_cells", "open_cells"]
+__all__ = ["LiniellHeuristicAgent", "LiniellWeights"]

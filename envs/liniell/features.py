@@ -25,6 +25,12 @@ facing each player's occupied lines. Those are the lines' open ends (the route s
 there) and, where two players' lines face one cell, a merge point where the next player can
 join them and take the line: what the heuristic agent reads beyond greedy's margin.
 
+Revision 3 gives greedy's value of each occupation and of skipping (``occupy_turn_margin``,
+``skip_turn_margin``), and revision 4 the heuristic agent's value of the position after the best
+turn each lay, occupation or skip starts (``lay_turn_value``, ``occupy_turn_value``,
+``skip_turn_value``; :mod:`.turn_values`): the same searches value every finish of the turn
+both ways.
+
 The lay fields are zero outside the lay step, when the observer is not the player to act, and
 for illegal lays. The values do not depend on the hidden stack order: scores change only
 with the board and the pawns, never with the next tile drawn.
@@ -61,6 +67,7 @@ from .board import NUM_CELLS, WINDOW
 from .compiled_model import LiniellCompiledModel
 from .model import MAX_PLAYERS, MAX_SCORE
 from .tileset import NUM_TILES
+from .turn_values import SCRATCH_SIZE, compiled_position_value, position_value
 
 LAY_SHAPE = (WINDOW, WINDOW, 4)
 """The lay action group's shape: window row, window column, rotation."""
@@ -184,7 +191,35 @@ TURN_FIELDS = (
 skip action groups' order; appended after :data:`OPEN_ENDS` so that the fields before them
 keep their offsets."""
 
-FIELDS = (*LAY_FIELDS, *OCCUPY_FIELDS, OPEN_ENDS, *TURN_FIELDS)
+VALUE_DESCRIPTION = (
+    "the heuristic agent's value of the position after the best turn that starts with this "
+    "{}: its lines' points and open ends, pawns in reserve and merge risk, less the best "
+    "opponent's (turn_values.position_value)"
+)
+VALUE_FIELDS = (
+    _lay_field("lay_turn_value", VALUE_DESCRIPTION.format("lay"), -2 * MAX_SCORE, 2 * MAX_SCORE),
+    Field(
+        "occupy_turn_value",
+        (NUM_OCCUPY,),
+        VALUE_DESCRIPTION.format("occupation (or compulsory move)"),
+        low=-2 * MAX_SCORE,
+        high=2 * MAX_SCORE,
+        action_group="occupy",
+    ),
+    Field(
+        "skip_turn_value",
+        (1,),
+        VALUE_DESCRIPTION.format("skip") + " (0 where skipping is not legal)",
+        low=-2 * MAX_SCORE,
+        high=2 * MAX_SCORE,
+        action_group="skip",
+    ),
+)
+"""The heuristic's values of every step's actions (features revision 4), in the lay, occupy
+and skip action groups' order; appended after :data:`TURN_FIELDS` so that the fields before
+them keep their offsets."""
+
+FIELDS = (*LAY_FIELDS, *OCCUPY_FIELDS, OPEN_ENDS, *TURN_FIELDS, *VALUE_FIELDS)
 """All feature fields, in observation order."""
 
 
@@ -221,17 +256,22 @@ def _best_turn(
     s: np.ndarray,
     geom: np.ndarray,
     player: int,
+    tiles_left: int,
     work: np.ndarray,
     masks: np.ndarray,
     next_action: np.ndarray,
-) -> int:
-    """The best margin ``player`` reaches by finishing the turn from ``s``: a depth-first
-    search over the occupations and compulsory moves (``work``, ``masks`` and
-    ``next_action`` rows 1 on are its stack; ``s`` has an empty stack, so the game ends
-    with the turn)."""
+    tally: np.ndarray,
+    sums: np.ndarray,
+) -> tuple[int, float]:
+    """The best margin ``player`` reaches by finishing the turn from ``s``, and the best
+    :func:`~.turn_values.compiled_position_value` (``tiles_left`` tiles still to lay): a
+    depth-first search over the occupations, skipping and compulsory moves (``work``,
+    ``masks`` and ``next_action`` rows 1 on are its stack; ``s`` has an empty stack, so the
+    game ends with the turn; ``tally`` and ``sums`` are the position value's scratch)."""
     if not _in_turn(s, player):
-        return _margin(s, player)
+        return _margin(s, player), compiled_position_value(s, geom, player, tiles_left, tally, sums)
     best = -(1 << 20)
+    best_value = -np.inf
     depth = 1
     _copy(work[1], s)
     core.legal_mask(work[1], geom, masks[1])
@@ -254,31 +294,9 @@ def _best_turn(
             next_action[depth] = core.OCCUPY_ACTION
         else:
             best = max(best, _margin(child, player))
-    return best
-
-
-@njit(cache=True)
-def _best_occupation(s: np.ndarray, geom: np.ndarray, player: int, mask: np.ndarray) -> int:
-    """The best margin after the optional occupation step ``s`` is in (or none): the lines'
-    routes do not depend on pawns, so an occupation adds its line's points to ``player``'s
-    score and a moved pawn takes its old line's away; the opponents' scores stay."""
-    core.legal_mask(s, geom, mask)
-    first, second, _ = core.placed_slots(s, geom, player)
-    cell = s[core.LAST]
-    best_gain = 0  # occupy nothing
-    for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION):
-        if mask[action] == 0:
-            continue
-        port = (action - core.OCCUPY_ACTION) // 3
-        source = (action - core.OCCUPY_ACTION) % 3
-        line = core.find(s, core.piece_at(s, geom, cell, port))
-        gain = s[core.ROUTE_POINTS + core.PIECE_STRIDE * line]
-        if source > 0:
-            slot = first if source == 1 else second
-            old = core.find(s, s[core.PAWNS + 2 * player + slot])
-            gain -= s[core.ROUTE_POINTS + core.PIECE_STRIDE * old]
-        best_gain = max(best_gain, gain)
-    return _margin(s, player) + best_gain
+            value = compiled_position_value(child, geom, player, tiles_left, tally, sums)
+            best_value = max(best_value, value)
+    return best, best_value
 
 
 @njit(cache=True)
@@ -353,35 +371,46 @@ def occupy_features(
     merge_points: np.ndarray,
     turn_margin: np.ndarray,
     skip_margin: np.ndarray,
+    turn_value: np.ndarray,
+    skip_value: np.ndarray,
     work: np.ndarray,
     masks: np.ndarray,
     next_action: np.ndarray,
     facing: np.ndarray,
+    tally: np.ndarray,
+    sums: np.ndarray,
 ) -> None:
-    """Write the occupy step's fields (zeroed: ``open_ends``, ``merge_points`` and
-    ``turn_margin`` of :data:`NUM_OCCUPY` entries, ``skip_margin`` of one) for the legal
-    occupations, compulsory moves and skip in ``mask``: the change each occupation makes to
-    the open-end margin and the merge points (:func:`open_end_margin`), the best margin of a
-    turn that starts with it, and the margin of skipping; ``work``, ``masks``,
-    ``next_action`` and ``facing`` are :func:`lay_features`' scratch.
+    """Write the occupy step's fields (zeroed: ``open_ends``, ``merge_points``,
+    ``turn_margin`` and ``turn_value`` of :data:`NUM_OCCUPY` entries, ``skip_margin`` and
+    ``skip_value`` of one) for the legal occupations, compulsory moves and skip in ``mask``:
+    the change each occupation makes to the open-end margin and the merge points
+    (:func:`open_end_margin`), the best margin and position value of a turn that starts with
+    it, and the margin and position value of skipping; ``work``, ``masks``, ``next_action``,
+    ``facing``, ``tally`` and ``sums`` are :func:`lay_features`' scratch.
 
     Each action is tried on a copy of ``s`` whose stack is emptied, as in
     :func:`lay_features`: the turn then ends the game, and scores do not depend on the draw."""
+    tiles_left = s[core.STACK_SIZE]
     margin0, merges0 = open_end_margin(s, geom, player, facing)
     after = work[0]
-    for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION):
+    for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION + 1):
         if mask[action] == 0:
             continue
         _copy(after, s)
         after[core.STACK_SIZE] = 0  # a turn that ends draws nothing: pawns stay as they are
         core.apply(after, geom, action)
+        if action == core.SKIP_ACTION:
+            skip_margin[0], skip_value[0] = _best_turn(
+                after, geom, player, tiles_left, work, masks, next_action, tally, sums
+            )
+            continue
         margin, merges = open_end_margin(after, geom, player, facing)
         k = action - core.OCCUPY_ACTION
         open_ends[k] = margin - margin0
         merge_points[k] = merges - merges0
-        turn_margin[k] = _best_turn(after, geom, player, work, masks, next_action)
-    if mask[core.SKIP_ACTION] != 0:
-        skip_margin[0] = _margin(s, player)
+        turn_margin[k], turn_value[k] = _best_turn(
+            after, geom, player, tiles_left, work, masks, next_action, tally, sums
+        )
 
 
 @njit(cache=True)
@@ -397,14 +426,18 @@ def lay_features(
     join: np.ndarray,
     open_ends: np.ndarray,
     merge_points: np.ndarray,
+    turn_value: np.ndarray,
     work: np.ndarray,
     masks: np.ndarray,
     next_action: np.ndarray,
     facing: np.ndarray,
+    tally: np.ndarray,
+    sums: np.ndarray,
 ) -> None:
-    """Write the seven lay fields (zeroed ``(7, 7, 4)`` arrays: window row, window column,
-    rotation) for the legal lays in ``mask``; ``work``, ``masks`` and ``next_action``
-    (:data:`MAX_DEPTH` rows) and ``facing`` (:func:`open_end_margin`'s) are scratch.
+    """Write the seven lay fields and ``lay_turn_value`` (zeroed ``(7, 7, 4)`` arrays: window
+    row, window column, rotation) for the legal lays in ``mask``; ``work``, ``masks`` and
+    ``next_action`` (:data:`MAX_DEPTH` rows), ``facing`` (:func:`open_end_margin`'s),
+    ``tally`` and ``sums`` (:data:`~.turn_values.SCRATCH_SIZE` entries each) are scratch.
 
     Each lay is tried on a copy of ``s`` whose stack is emptied, so that the turn ends the
     game instead of drawing (and listing the legal lays of) the next tile: scores do not
@@ -413,6 +446,7 @@ def lay_features(
     own0 = core.player_points(s, player)
     opp0 = _best_opponent(s, player)
     kind = s[core.DRAWN]
+    tiles_left = s[core.STACK_SIZE]
     after = work[0]
     margin0, merges0 = open_end_margin(s, geom, player, facing)
     for action in range(NUM_LAY):
@@ -435,6 +469,7 @@ def lay_features(
             join[row, col, rot] = join[row, col, same]
             open_ends[row, col, rot] = open_ends[row, col, same]
             merge_points[row, col, rot] = merge_points[row, col, same]
+            turn_value[row, col, rot] = turn_value[row, col, same]
             continue
         _copy(after, s)
         after[core.STACK_SIZE] = 0
@@ -444,11 +479,10 @@ def lay_features(
         margin, merges = open_end_margin(after, geom, player, facing)
         open_ends[row, col, rot] = margin - margin0
         merge_points[row, col, rot] = merges - merges0
-        if after[core.PHASE] == core.OCCUPY:
-            turn_margin[row, col, rot] = _best_occupation(after, geom, player, masks[1])
-        else:
-            turn_margin[row, col, rot] = _best_turn(after, geom, player, work, masks, next_action)
-            join[row, col, rot] = 1 if after[core.PHASE] == core.MOVE else 0
+        turn_margin[row, col, rot], turn_value[row, col, rot] = _best_turn(
+            after, geom, player, tiles_left, work, masks, next_action, tally, sums
+        )
+        join[row, col, rot] = 1 if after[core.PHASE] == core.MOVE else 0
 
 
 MAX_DEPTH = 8
@@ -466,6 +500,8 @@ class _Scratch(threading.local):
         self.masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
         self.next_action = np.empty(MAX_DEPTH, dtype=np.int64)
         self.facing = np.empty(2 * MAX_PLAYERS, dtype=np.int64)
+        self.tally = np.empty(SCRATCH_SIZE, dtype=np.int64)
+        self.sums = np.empty(SCRATCH_SIZE, dtype=np.float64)
 
 
 _SCRATCH = _Scratch()
@@ -477,17 +513,27 @@ def _split(scores: tuple[float, ...], player: int) -> tuple[float, float]:
     return scores[player], max(x for p, x in enumerate(scores) if p != player)
 
 
-def _model_best_turn(model: GameModel, state: Any, player: int) -> float:
-    """The best margin ``player`` reaches by finishing the turn from ``state``."""
+def _model_best_turn(
+    model: GameModel, state: Any, player: int, tiles_left: int
+) -> tuple[float, float]:
+    """The best margin ``player`` reaches by finishing the turn from ``state``, and the best
+    :func:`~.turn_values.position_value` (``tiles_left`` tiles still to lay)."""
     if model.is_over(state) or model.current_player(state) != player:
         own, opp = _split(model.scores(state), player)
-        return own - opp
-    best = -np.inf
+        board = model.public_view(state, player).board
+        return own - opp, position_value(board, player, tiles_left)
+    best = best_value = -np.inf
     for action in np.flatnonzero(model.legal_mask(state)):
         child = model.copy(state)
         model.step(child, int(action))
-        best = max(best, _model_best_turn(model, child, player))
-    return float(best)
+        margin, value = _model_best_turn(model, child, player, tiles_left)
+        best, best_value = max(best, margin), max(best_value, value)
+    return float(best), float(best_value)
+
+
+def _tiles_left(model: GameModel, state: Any, player: int) -> int:
+    """The tiles still in the stack (what the position value scales the reserve by)."""
+    return len(model.public_view(state, player).stack)
 
 
 def model_open_end_margin(model: GameModel, state: Any, player: int) -> tuple[int, int]:
@@ -523,6 +569,7 @@ def model_lay_features(
     ``state`` already."""
     flat = {name: view.reshape(-1) for name, view in out.items()}
     own0, opp0 = _split(model.scores(state), player)
+    tiles_left = _tiles_left(model, state, player)
     margin0, merges0 = margin_of(out[OPEN_ENDS.name])
     for action in np.flatnonzero(mask[:NUM_LAY]):
         after = model.copy(state)
@@ -534,7 +581,9 @@ def model_lay_features(
         flat["lay_legal"][action] = 1
         flat["lay_gain"][action] = own - own0
         flat["lay_opponent_gain"][action] = opp - opp0
-        flat["lay_turn_margin"][action] = _model_best_turn(model, after, player)
+        flat["lay_turn_margin"][action], flat["lay_turn_value"][action] = _model_best_turn(
+            model, after, player, tiles_left
+        )
         joined = (
             not model.is_over(after)
             and model.current_player(after) == player
@@ -549,16 +598,22 @@ def model_occupy_features(
     """:func:`occupy_features` through the game-model interface (any engine); ``out`` as
     for :func:`model_lay_features`."""
     margin0, merges0 = margin_of(out[OPEN_ENDS.name])
+    tiles_left = _tiles_left(model, state, player)
     for action in np.flatnonzero(mask[NUM_LAY:SKIP]):
         after = model.copy(state)
         model.step(after, int(NUM_LAY + action))
         margin, merges = model_open_end_margin(model, after, player)
         out["occupy_open_ends"][action] = margin - margin0
         out["occupy_merge_points"][action] = merges - merges0
-        out["occupy_turn_margin"][action] = _model_best_turn(model, after, player)
+        out["occupy_turn_margin"][action], out["occupy_turn_value"][action] = _model_best_turn(
+            model, after, player, tiles_left
+        )
     if mask[SKIP]:
-        own, opp = _split(model.scores(state), player)
-        out["skip_turn_margin"][0] = own - opp
+        after = model.copy(state)
+        model.step(after, SKIP)
+        out["skip_turn_margin"][0], out["skip_turn_value"][0] = _model_best_turn(
+            model, after, player, tiles_left
+        )
 
 
 # ----------------------------------------------------------- open ends
@@ -633,6 +688,8 @@ def _row_features(
     masks: np.ndarray,
     next_action: np.ndarray,
     facing: np.ndarray,
+    tally: np.ndarray,
+    sums: np.ndarray,
 ) -> None:
     """The features of one observation row (its base part written already; ``acts``: the
     observer is to act, so the lay or occupy fields are written)."""
@@ -644,6 +701,9 @@ def _row_features(
     occupy = [row[off[9 + k] : off[9 + k] + NUM_OCCUPY] for k in range(2)]
     occupy_turn = row[off[12] : off[12] + NUM_OCCUPY]
     skip_turn = row[off[13] : off[13] + 1]
+    lay_value = row[off[14] : off[14] + size].reshape((WINDOW, WINDOW, 4))
+    occupy_value = row[off[15] : off[15] + NUM_OCCUPY]
+    skip_value = row[off[16] : off[16] + 1]
     occupied = row[off[0] : off[0] + cells].reshape((WINDOW, WINDOW))
     lines = row[off[1] : off[1] + 4 * MAX_PLAYERS * cells].reshape(
         (4 * MAX_PLAYERS, WINDOW, WINDOW)
@@ -665,10 +725,13 @@ def _row_features(
             lay[4],
             lay[5],
             lay[6],
+            lay_value,
             work,
             masks,
             next_action,
             facing,
+            tally,
+            sums,
         )
     else:
         occupy_features(
@@ -680,10 +743,14 @@ def _row_features(
             occupy[1],
             occupy_turn,
             skip_turn,
+            occupy_value,
+            skip_value,
             work,
             masks,
             next_action,
             facing,
+            tally,
+            sums,
         )
 
 
@@ -706,6 +773,8 @@ def batch_features(
     masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
     next_action = np.empty(MAX_DEPTH, dtype=np.int64)
     facing = np.empty(2 * MAX_PLAYERS, dtype=np.int64)
+    tally = np.empty(SCRATCH_SIZE, dtype=np.int64)
+    sums = np.empty(SCRATCH_SIZE, dtype=np.float64)
     for i in range(states.shape[0]):
         s = states[i]
         player = current_player[i]
@@ -722,6 +791,8 @@ def batch_features(
             masks,
             next_action,
             facing,
+            tally,
+            sums,
         )
         if ended:
             _row_features(
@@ -736,6 +807,8 @@ def batch_features(
                 masks,
                 next_action,
                 facing,
+                tally,
+                sums,
             )
 
 
@@ -763,10 +836,13 @@ def write_features(
                 player,
                 mask,
                 *(out[field.name] for field in LAY_FIELDS),
+                out["lay_turn_value"],
                 scratch.work,
                 scratch.masks,
                 scratch.next_action,
                 scratch.facing,
+                scratch.tally,
+                scratch.sums,
             )
         if occupations:
             occupy_features(
@@ -775,10 +851,14 @@ def write_features(
                 player,
                 mask,
                 *(out[field.name] for field in (*OCCUPY_FIELDS, *TURN_FIELDS)),
+                out["occupy_turn_value"],
+                out["skip_turn_value"],
                 scratch.work,
                 scratch.masks,
                 scratch.next_action,
                 scratch.facing,
+                scratch.tally,
+                scratch.sums,
             )
     elif lays:
         model_lay_features(model, state, player, mask, out)
@@ -797,6 +877,7 @@ __all__ = [
     "OCCUPY_FIELDS",
     "OPEN_ENDS",
     "TURN_FIELDS",
+    "VALUE_FIELDS",
     "batch_features",
     "feature_offsets",
     "lay_features",

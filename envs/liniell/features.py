@@ -340,10 +340,10 @@ def open_end_margin(
             for q in range(n):
                 facing[MAX_PLAYERS + q] = 0
             for port in range(4):
-                other = core.NB[cell, port]
-                if other < 0 or s[core.KIND + other] < 0:
+                piece = core.across(s, geom, cell, port)
+                if piece < 0:
                     continue
-                root = core.find(s, core.piece_at(s, geom, other, (port + 2) & 3))
+                root = core.find(s, piece)
                 for q in range(n):
                     if _holds(s, root, q):
                         facing[MAX_PLAYERS + q] += 1

@@ -152,6 +152,27 @@ def position_value(
 
 # ---------------------------------------------------------- the compiled core
 @njit(cache=True, nogil=True)
+def _slots_facing(
+    s: np.ndarray, geom: np.ndarray, cell: int, tally: np.ndarray, slots: int, count: bool
+) -> int:
+    """The pawn slots (bit ``k``: slot ``k``) whose lines (roots in ``tally[k]``) face the
+    empty ``cell`` across one of its sides; with ``count``, each such side also adds one
+    open end to ``tally[8 + k]``."""
+    facing = 0
+    for port in range(4):
+        piece = core.across(s, geom, cell, port)
+        if piece < 0:
+            continue
+        root = core.find(s, piece)
+        for k in range(slots):
+            if tally[k] == root:
+                facing |= 1 << k
+                if count:
+                    tally[8 + k] += 1
+    return facing
+
+
+@njit(cache=True, nogil=True)
 def compiled_position_value(
     s: np.ndarray,
     geom: np.ndarray,
@@ -182,17 +203,8 @@ def compiled_position_value(
     r0, r1, c0, c1 = core.fillable_span(s[core.RMIN], s[core.RMAX], s[core.CMIN], s[core.CMAX])
     for r in range(r0, r1):  # the open ends: a port facing an empty fillable cell
         for c in range(c0, c1):
-            cell = r * WINDOW + c
-            if s[core.KIND + cell] >= 0:
-                continue
-            for port in range(4):
-                other = core.NB[cell, port]
-                if other < 0 or s[core.KIND + other] < 0:
-                    continue
-                root = core.find(s, core.piece_at(s, geom, other, (port + 2) & 3))
-                for k in range(slots):
-                    if tally[k] == root:
-                        tally[8 + k] += 1
+            if s[core.KIND + r * WINDOW + c] < 0:
+                _slots_facing(s, geom, r * WINDOW + c, tally, slots, True)
     open_end, max_open_ends = _WEIGHTS[0], _WEIGHTS[1]
     risk_w, chance, reserve = _WEIGHTS[2], _WEIGHTS[3], _WEIGHTS[4]
     share = tiles_left / NUM_TILES
@@ -211,18 +223,9 @@ def compiled_position_value(
         sums[12 + p] = 0.0
     for r in range(r0, r1):  # merge points: lines of two players face one fillable cell
         for c in range(c0, c1):
-            cell = r * WINDOW + c
-            if s[core.KIND + cell] >= 0:
+            if s[core.KIND + r * WINDOW + c] >= 0:
                 continue
-            facing = 0  # bit k: pawn slot k's line faces the cell
-            for port in range(4):
-                other = core.NB[cell, port]
-                if other < 0 or s[core.KIND + other] < 0:
-                    continue
-                root = core.find(s, core.piece_at(s, geom, other, (port + 2) & 3))
-                for k in range(slots):
-                    if tally[k] == root:
-                        facing |= 1 << k
+            facing = _slots_facing(s, geom, r * WINDOW + c, tally, slots, False)
             owners = 0
             for k in range(slots):
                 if facing >> k & 1:

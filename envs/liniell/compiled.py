@@ -488,6 +488,22 @@ def player_points(s: np.ndarray, player: int) -> int:
 
 
 @njit(cache=True)
+def best_opponent_points(s: np.ndarray, player: int) -> int:
+    """The highest score among the seats other than ``player``'s, as if the game ended now."""
+    best = -1
+    for p in range(s[NUM_PLAYERS]):
+        if p != player:
+            best = max(best, player_points(s, p))
+    return best
+
+
+@njit(cache=True)
+def points_margin(s: np.ndarray, player: int) -> int:
+    """``player``'s score minus the best opponent's, as if the game ended now."""
+    return player_points(s, player) - best_opponent_points(s, player)
+
+
+@njit(cache=True)
 def player_blue(s: np.ndarray, player: int) -> int:
     """Blue diamonds at the ends of ``player``'s scored routes (the tie-break)."""
     return _routes_total(s, player, ROUTE_BLUE)

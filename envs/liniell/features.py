@@ -225,20 +225,6 @@ FIELDS = (*LAY_FIELDS, *OCCUPY_FIELDS, OPEN_ENDS, *TURN_FIELDS, *VALUE_FIELDS)
 
 # ------------------------------------------------------------ compiled engine
 @njit(cache=True)
-def _best_opponent(s: np.ndarray, player: int) -> int:
-    best = -1
-    for p in range(s[core.NUM_PLAYERS]):
-        if p != player:
-            best = max(best, core.player_points(s, p))
-    return best
-
-
-@njit(cache=True)
-def _margin(s: np.ndarray, player: int) -> int:
-    return core.player_points(s, player) - _best_opponent(s, player)
-
-
-@njit(cache=True)
 def _copy(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst[:] = src`` as a plain loop: numba compiles slice assignment to a generic loop
     about 20 times slower than this one on a state vector."""
@@ -269,7 +255,9 @@ def _best_turn(
     ``masks`` and ``next_action`` rows 1 on are its stack; ``s`` has an empty stack, so the
     game ends with the turn; ``tally`` and ``sums`` are the position value's scratch)."""
     if not _in_turn(s, player):
-        return _margin(s, player), compiled_position_value(s, geom, player, tiles_left, tally, sums)
+        return core.points_margin(s, player), compiled_position_value(
+            s, geom, player, tiles_left, tally, sums
+        )
     best = -(1 << 20)
     best_value = -np.inf
     depth = 1
@@ -293,7 +281,7 @@ def _best_turn(
             core.legal_mask(child, geom, masks[depth])
             next_action[depth] = core.OCCUPY_ACTION
         else:
-            best = max(best, _margin(child, player))
+            best = max(best, core.points_margin(child, player))
             value = compiled_position_value(child, geom, player, tiles_left, tally, sums)
             best_value = max(best_value, value)
     return best, best_value
@@ -444,7 +432,7 @@ def lay_features(
     depend on the draw, and the search stays within this turn. Rotations of a symmetric
     tile that lay the same pieces share one evaluation."""
     own0 = core.player_points(s, player)
-    opp0 = _best_opponent(s, player)
+    opp0 = core.best_opponent_points(s, player)
     kind = s[core.DRAWN]
     tiles_left = s[core.STACK_SIZE]
     after = work[0]
@@ -475,7 +463,7 @@ def lay_features(
         after[core.STACK_SIZE] = 0
         core.apply(after, geom, action)
         gain[row, col, rot] = core.player_points(after, player) - own0
-        opponent_gain[row, col, rot] = _best_opponent(after, player) - opp0
+        opponent_gain[row, col, rot] = core.best_opponent_points(after, player) - opp0
         margin, merges = open_end_margin(after, geom, player, facing)
         open_ends[row, col, rot] = margin - margin0
         merge_points[row, col, rot] = merges - merges0

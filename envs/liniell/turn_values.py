@@ -190,11 +190,7 @@ def compiled_position_value(
     are player ``p``'s total and risk."""
     n = s[core.NUM_PLAYERS]
     if tiles_left <= 0:
-        best_other = -(1 << 30)
-        for p in range(n):
-            if p != player:
-                best_other = max(best_other, core.player_points(s, p))
-        return float(core.player_points(s, player) - best_other)
+        return float(core.points_margin(s, player))
     slots = 2 * n
     for k in range(slots):
         piece = s[core.PAWNS + k]

@@ -109,7 +109,7 @@ Features
 --------
 ``raw_env(features=True)`` appends fields that the rules engine knows and a network would
 otherwise have to rediscover (:mod:`tabletop_rl.envs.qwirkle.features`). The observation grows
-to 65,535 entries at the default window; ``env.layout.decode`` names the new fields too:
+to 74,662 entries at the default window; ``env.layout.decode`` names the new fields too:
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|
@@ -122,16 +122,19 @@ to 65,535 entries at the default window; ``env.layout.decode`` names the new fie
 | `place_best` | (6, 39, 39) | 47282 | [0, 90] | best whole turn's points after this placement |
 | `place_net` | (6, 39, 39) | 56408 | [-84, 90] | best whole turn's points less those it hands on |
 | `turn_net` | (1,) | 65534 | [-84, 90] | ending the turn now: points less those handed on |
+| `place_plan` | (6, 39, 39) | 65535 | [-84, 126] | place_net plus 0.4 x the kept tiles' next move |
+| `turn_plan` | (1,) | 74661 | [-84, 126] | turn_net plus 0.4 x the kept tiles' next move |
 
 - Every spatial field lies over the ``board`` window's cells; ``place_legal``,
-  ``place_points``, ``place_best`` and ``place_net`` are in the placement actions' order
-  (plane ``slot``, row, column: entry ``slot * C + row * W + col`` belongs to action ``slot *
-  C + row * W + col``), and ``turn_points`` and ``turn_net`` belong to the end-turn action:
+  ``place_points``, ``place_best``, ``place_net`` and ``place_plan`` are in the placement
+  actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col`` belongs to
+  action ``slot * C + row * W + col``), and ``turn_points``, ``turn_net`` and ``turn_plan``
+  belong to the end-turn action:
   each declares that action group (``Field.action_group``), which ``action_features: true``
   in a PPO config reads.
 - ``place_legal``: the placement part of the observer's action mask; all zeros when the
   observer is not the player to act (so are ``place_points``, ``turn_points``,
-  ``place_best``, ``place_net`` and ``turn_net``).
+  ``place_best``, ``place_net``, ``turn_net``, ``place_plan`` and ``turn_plan``).
 - ``place_points``: for each legal placement, the points the turn would score if it ended
   right after that tile: the tiles laid so far this turn plus this one scored as one move
   (main line, cross lines, 6 more per Qwirkle), plus the 6-point end bonus when the tile
@@ -163,6 +166,18 @@ to 65,535 entries at the default window; ``env.layout.decode`` names the new fie
   completed, and no points: never reached).
 - ``turn_net``: the same for ending the turn now (``turn_points`` less what the laid tiles
   hand on) when the mask allows it; 0 otherwise.
+- ``place_plan``: for each legal placement, the most, over the whole turns that make it next,
+  of the turn's net value (as for ``place_net``) plus 0.4 times its *follow-up*: the most
+  points one legal move of the tiles the turn keeps in hand (before any draw) scores on the
+  board the turn leaves, inside the window, the end bonus included when it empties the hand
+  with the bag empty; 0 when no kept tile fits or the turn lays the whole hand. It ignores
+  the next player's reply and the tiles drawn in between: a plan, not a forecast. Among turns
+  of near-equal value it prefers the one whose kept tiles score next.
+  **[measured]** The weight (``FOLLOW_UP_WEIGHT`` in
+  :mod:`tabletop_rl.envs.qwirkle.follow_ups`) is the one of a screen against the heuristic;
+  a weight of 1 was weaker than none (``docs/results/ppo.md``).
+- ``turn_plan``: the same for ending the turn now (``turn_net`` plus 0.4 times the follow-up
+  of the tiles laid so far) when the mask allows it; 0 otherwise.
 - ``line_length`` (plane 0 rows, plane 1 columns): on a tile, the length of its line in that
   direction; on an empty cell, the length of the line a tile laid there would make (the
   tiles on both sides plus itself); 0 when the cell, counted as a tile, would have no
@@ -175,21 +190,27 @@ to 65,535 entries at the default window; ``env.layout.decode`` names the new fie
   closed. 0 on empty cells.
 - ``cell_kinds``: on each empty cell next to a tile, how many of the 36 tile kinds may be laid
   there alone (the same test); 0 elsewhere. A cell where no kind fits is a dead cell.
-- All but ``place_best``, ``place_net`` and ``turn_net`` are computed from the ``board`` planes
-  (this turn's tiles included), ``bag_size``, ``hand_sizes`` and the mask, by one compiled kernel
-  over the laid area, so both engines give the same features. The other three come from one search
-  that lays the observer's own tiles (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the
-  compiled engine's masks, or from the reference engine's move generator; both tested against a
-  search through the game model). The batched games compute them too: ``VectorGames("qwirkle_v0",
+- All but ``place_best``, ``place_net``, ``turn_net``, ``place_plan`` and ``turn_plan`` are
+  computed from the ``board`` planes (this turn's tiles included), ``bag_size``, ``hand_sizes``
+  and the mask, by one compiled kernel over the laid area, so both engines give the same
+  features. The other five come from one search that lays the observer's own tiles
+  (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the compiled engine's masks, or from the
+  reference engine's move generator; both tested against a search through the game model; the
+  follow-ups of :mod:`tabletop_rl.envs.qwirkle.follow_ups` against a brute force over the
+  kept tiles' placements). The batched games compute them too: ``VectorGames("qwirkle_v0",
   features=True)`` stays on the compiled batch, whose observations with features equal the feature
   model's (tested). Their cost on the compiled engine (``python
-  benchmarks/qwirkle_features_cost.py --games 20 --rounds 5 --num-envs 64``: 7,751 positions of
-  random games, CPU time, best of 5 rounds, on the 2-core machine with no training run beside it):
-  per observation, the base ``observe`` 4.0 us, the legal mask the features read 3.7 us, the
-  feature writer 83.7 us (72.3 us before ``place_net`` and ``turn_net``, 16.0 us before
-  ``place_best``), ``observe`` with features 106.0 us in all; per game step of a batch of 64
-  games, 2.7 us without features and 103.1 us with them (95.0 us before ``place_net``, 37.7 us
-  before ``place_best``).
+  benchmarks/qwirkle_features_cost.py --games 3 --rounds 3 --num-envs 64``: 1,224 positions of
+  random games, CPU time, best of 3 rounds, on the 2-core machine with evaluations running beside
+  it): per observation, the base ``observe`` 4.3 us, the legal mask the features read 3.1 us, the
+  feature writer 1,510.5 us, ``observe`` with features 1,665.1 us in all; per game step of a
+  batch of 64 games, 2.5 us without features and 1,830.9 us with them. The follow-ups
+  (``place_plan``, ``turn_plan``) are most of it: before them the same benchmark (``--games 20
+  --rounds 5``, the machine idle) gave a feature writer of 83.7 us (72.3 us before ``place_net``
+  and ``turn_net``, 16.0 us before ``place_best``) and 103.1 us per batch game step (95.0 us
+  before ``place_net``, 37.7 us before ``place_best``). A training step costs more in the network
+  than in the features even so: the shipped run made 62,610 learner steps in its 10 minutes
+  (66,862 before revision 4).
 - ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
   ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 
@@ -268,6 +289,10 @@ Version history
   ``place_best`` (65,535 entries; the fields before them keep their offsets). Policies trained
   on the second revision no longer load; the shipped ``ppo:pretrained/qwirkle_v0`` was
   retrained on the third.
+- v0, ``features`` option, fourth revision: ``place_plan`` and ``turn_plan`` appended after
+  ``turn_net`` (74,662 entries; the fields before them keep their offsets). Policies trained
+  on the third revision no longer load; the shipped ``ppo:pretrained/qwirkle_v0`` was
+  retrained on the fourth.
 """
 
 from __future__ import annotations

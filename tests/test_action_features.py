@@ -18,7 +18,16 @@ from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 GAMES = {
     # game: (the fields the term reads, the field that names the best choice)
     "qwirkle_v0": (
-        ["place_legal", "place_points", "turn_points", "place_best", "place_net", "turn_net"],
+        [
+            "place_legal",
+            "place_points",
+            "turn_points",
+            "place_best",
+            "place_net",
+            "turn_net",
+            "place_plan",
+            "turn_plan",
+        ],
         "place_best",
     ),
     "liniell_v0": (

@@ -34,13 +34,14 @@ Two implementations give the same numbers:
 >>> model = QwirkleCompiledModel()
 >>> state = model.new_state(np.random.default_rng(0))
 >>> mask = model.legal_mask(state)
->>> values, net = (np.zeros(model.codec.end, dtype=np.float32) for _ in range(2))
->>> best_turn_points(state.grid, state.fit, state.meta, mask, values, net, np.zeros(1))
->>> reference, reference_net = (np.zeros(model.codec.end, dtype=np.float32) for _ in range(2))
+>>> compiled = [np.zeros(model.codec.end, dtype=np.float32) for _ in range(3)]
+>>> best_turn_points(state.grid, state.fit, state.meta, mask, *compiled[:2], np.zeros(1),
+...                  compiled[2], np.zeros(1))
+>>> reference = [np.zeros(model.codec.end, dtype=np.float32) for _ in range(3)]
 >>> view = model.public_view(state, model.current_player(state))
->>> view_best_turn_points(view, mask, reference, reference_net, np.zeros(1))
->>> bool((values == reference).all()), bool((net == reference_net).all()), int(values.max()) >= 1
-(True, True, True)
+>>> view_best_turn_points(view, mask, *reference[:2], np.zeros(1), reference[2], np.zeros(1))
+>>> [bool((a == b).all()) for a, b in zip(compiled, reference)], int(compiled[0].max()) >= 1
+([True, True, True], True)
 """
 
 from __future__ import annotations
@@ -51,59 +52,16 @@ from numba import njit
 from . import compiled_kernels as K
 from .actions import Place
 from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH, Cell, Move, fits_alone, missing_tiles, run_tiles
+from .follow_ups import (
+    FOLLOW_UP_WEIGHT,
+    follow_up_points,
+    follow_up_workspace,
+    view_follow_up_points,
+)
 from .game import END_BONUS
 from .model import QwirkleView
 from .tiles import NUM_KINDS, NUM_SHAPES
-
-MAX_OPTIONS = 4 * K.HAND
-"""Placements that may extend a turn's tiles, at most: the two ends of the row and of the
-column through a single laid tile, each for every hand slot."""
-
-
-@njit(cache=True)
-def _lift(grid: np.ndarray, meta: np.ndarray) -> None:
-    """Take the turn's last laid tile back into the hand (undo :func:`~.K.lay`)."""
-    i = meta[K.PN] - 1
-    grid[meta[K.PEND + 3 * i], meta[K.PEND + 3 * i + 1]] = 0
-    meta[K.USED] &= ~(np.int64(1) << np.int64(meta[K.PEND + 3 * i + 2]))
-    meta[K.PN] = i
-
-
-@njit(cache=True)
-def _options(
-    grid: np.ndarray,
-    fit: np.ndarray,
-    meta: np.ndarray,
-    scratch: np.ndarray,
-    options: np.ndarray,
-) -> tuple[int, int]:
-    """The placements the engine's mask allows next (into ``options``) and the points of
-    ending the turn now (-1 when the turn may not end yet); ``scratch`` is a zeroed mask,
-    zeroed again on return."""
-    K.fill_mask(grid, fit, meta, scratch)
-    w = meta[K.WIN]
-    cells = w * w
-    n = 0
-    for slot in range(K.HAND):
-        for wr in range(meta[K.MASKED], meta[K.MASKED + 1] + 1):
-            for wc in range(meta[K.MASKED + 2], meta[K.MASKED + 3] + 1):
-                action = slot * cells + wr * w + wc
-                if scratch[action]:
-                    options[n] = action
-                    n += 1
-    points = end_points(grid, meta) if scratch[K.HAND * cells] else -1
-    K.clear_mask(meta, scratch)
-    return n, points
-
-
-@njit(cache=True)
-def end_points(grid: np.ndarray, meta: np.ndarray) -> int:
-    """The points of ending the turn now, with the tiles laid so far (the end bonus included
-    when they empty the hand with the bag empty); call it only where the mask allows ending."""
-    points = K.move_points(grid, meta)
-    if meta[K.BAGN] == 0 and meta[K.HLEN + meta[K.CUR]] == meta[K.PN]:
-        points += K.END_BONUS
-    return points
+from .turn_search import MAX_OPTIONS, end_points, lift, placements
 
 
 @njit(cache=True)
@@ -212,49 +170,69 @@ def best_turn_points(
     out: np.ndarray,
     net: np.ndarray,
     turn_net: np.ndarray,
+    plan: np.ndarray,
+    turn_plan: np.ndarray,
 ) -> None:
     """For every placement that ``mask`` (the legal mask of the player to act) allows, write
-    into ``out[action]`` the most points of a complete turn that makes it next, and into
+    into ``out[action]`` the most points of a complete turn that makes it next, into
     ``net[action]`` the most of such a turn's points minus the points it hands the next
-    player (:func:`handed_points`; none when the turn ends the game); other entries are left
-    as they are. ``turn_net[0]`` gets the same net value of ending the turn now when ``mask``
-    allows it. ``grid`` is restored and ``meta`` untouched on return."""
+    player (:func:`handed_points`; none when the turn ends the game), and into
+    ``plan[action]`` the most of such a turn's net value plus
+    :data:`~.follow_ups.FOLLOW_UP_WEIGHT` times its follow-up
+    (:func:`~.follow_ups.follow_up_points`); other entries are left as they are.
+    ``turn_net[0]`` and ``turn_plan[0]`` get the same values of ending the turn now when
+    ``mask`` allows it. An empty ``plan`` skips the follow-ups (and ``turn_plan``). ``grid`` is
+    restored and ``meta`` untouched on return."""
     w = meta[K.WIN]
     end = K.HAND * w * w
     m = meta.copy()
     hold = _hold_next(m)
     hand = m[K.HLEN + m[K.CUR]]
+    plans = plan.shape[0] > 0
     scratch = np.zeros(mask.shape[0], dtype=np.int8)
     options = np.zeros((K.HAND + 1, MAX_OPTIONS), dtype=np.int64)
     count = np.zeros(K.HAND + 1, dtype=np.int64)
     done = np.zeros(K.HAND + 1, dtype=np.int64)
+    work = follow_up_workspace(fit, m, end if plans else 0)
     if mask[end]:
-        _, points = _options(grid, fit, m, scratch, options[0])
+        _, points = placements(grid, fit, m, scratch, options[0])
         turn_net[0] = _net(grid, m, hold, hand, points)
+        if plans:
+            follow = follow_up_points(grid, fit, m, scratch, work)
+            turn_plan[0] = turn_net[0] + FOLLOW_UP_WEIGHT * follow
     for action in range(end):
         if mask[action] == 0:
             continue
         K.lay(grid, m, action)
-        count[0], best = _options(grid, fit, m, scratch, options[0])
+        count[0], best = placements(grid, fit, m, scratch, options[0])
         best_net = _net(grid, m, hold, hand, best)
+        best_plan = -np.inf
+        if plans and best >= 0:
+            best_plan = best_net + FOLLOW_UP_WEIGHT * follow_up_points(grid, fit, m, scratch, work)
         done[0] = 0
         depth = 0
         while depth >= 0:
             if done[depth] == count[depth]:
                 if depth > 0:
-                    _lift(grid, m)
+                    lift(grid, m)
                 depth -= 1
                 continue
             K.lay(grid, m, options[depth, done[depth]])
             done[depth] += 1
             depth += 1
-            count[depth], points = _options(grid, fit, m, scratch, options[depth])
+            count[depth], points = placements(grid, fit, m, scratch, options[depth])
             done[depth] = 0
             best = max(best, points)
-            best_net = max(best_net, _net(grid, m, hold, hand, points))
-        _lift(grid, m)
+            value = _net(grid, m, hold, hand, points)
+            best_net = max(best_net, value)
+            if plans and points >= 0:
+                value += FOLLOW_UP_WEIGHT * follow_up_points(grid, fit, m, scratch, work)
+                best_plan = max(best_plan, value)
+        lift(grid, m)
         out[action] = best
         net[action] = best_net
+        if plans:
+            plan[action] = best_plan
 
 
 def greedy_action(
@@ -282,17 +260,18 @@ def greedy_action(
     (True, True)
     """
     end = K.HAND * int(meta[K.WIN]) ** 2
-    placements = np.flatnonzero(mask[:end])
+    placed = np.flatnonzero(mask[:end])
     stop = end_points(grid, meta) if mask[end] else -1
-    if placements.size == 0:
+    if placed.size == 0:
         return end if stop >= 0 else -1
     values = np.zeros(end, dtype=np.float32)
-    best_turn_points(grid, fit, meta, mask, values, np.zeros(end, dtype=np.float32), np.zeros(1))
-    scores = values[placements]
+    net, nothing = np.zeros(end, dtype=np.float32), np.zeros(0, dtype=np.float32)
+    best_turn_points(grid, fit, meta, mask, values, net, np.zeros(1), nothing, nothing)
+    scores = values[placed]
     best = scores.max()
     if stop >= best:
         return end
-    ties = placements[scores == best]
+    ties = placed[scores == best]
     return int(ties[rng.integers(ties.size)]) if ties.size > 1 else int(ties[0])
 
 
@@ -313,20 +292,27 @@ def view_best_turn_points(
     out: np.ndarray,
     net: np.ndarray,
     turn_net: np.ndarray,
+    plan: np.ndarray,
+    turn_plan: np.ndarray,
 ) -> None:
     """:func:`best_turn_points` from the reference engine's move generator, as the greedy
     agent plans: every legal move of the player to act with its points
     (:meth:`QwirkleView.scored_moves`, plus the end bonus when it empties the hand with the
     bag empty); each move that holds the tiles laid so far this turn gives its points (and
-    its points less :func:`view_handed_points`) to every placement of one of its other tiles
-    that ``mask`` allows, and each placement keeps the most; the move of exactly the tiles
-    laid so far gives ``turn_net``. ``view`` is the public view of the player to act."""
+    its points less :func:`view_handed_points`, and that plus
+    :data:`~.follow_ups.FOLLOW_UP_WEIGHT` times :func:`~.follow_ups.view_follow_up_points`)
+    to every placement of one of its other tiles that ``mask`` allows, and each placement
+    keeps the most; the move of exactly the tiles laid so far gives ``turn_net`` and
+    ``turn_plan``. An empty ``plan`` skips the follow-ups. ``view`` is the public view of the
+    player to act."""
     hand = view.hand
     used = {slot for _, _, slot in view.laid_this_turn}
     laid = {(r, c, hand[slot]) for r, c, slot in view.laid_this_turn}
     unseen = np.array(view.unseen, dtype=np.int64)
     hold = hold_probabilities(unseen, view.hand_sizes[(view.player + 1) % len(view.hand_sizes)])
+    plans = plan.shape[0] > 0
     best_net: dict[int, float] = {}
+    best_plan: dict[int, float] = {}
     for move, points in view.scored_moves():
         if not laid <= set(move):
             continue
@@ -335,8 +321,13 @@ def view_best_turn_points(
             value = float(points)
         else:
             value = points - view_handed_points(view, move, hold)
+        planned = value
+        if plans:
+            planned += FOLLOW_UP_WEIGHT * view_follow_up_points(view, move, view.bag_size)
         if len(move) == len(laid) and mask[view.codec.end]:
             turn_net[0] = value
+            if plans:
+                turn_plan[0] = planned
         for r, c, tile in move:
             cell = view.window_cell(r, c)
             if (r, c, tile) in laid or cell is None:
@@ -346,8 +337,12 @@ def view_best_turn_points(
                 if held == tile and slot not in used and mask[action]:
                     out[action] = max(out[action], points)
                     best_net[action] = max(best_net.get(action, -np.inf), value)
+                    best_plan[action] = max(best_plan.get(action, -np.inf), planned)
     for action, value in best_net.items():
         net[action] = value
+    if plans:
+        for action, value in best_plan.items():
+            plan[action] = value
 
 
 def view_handed_points(view: QwirkleView, move: Move, hold: np.ndarray) -> float:

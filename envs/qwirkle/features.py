@@ -61,6 +61,7 @@ from .best_turns import best_turn_points, view_best_turn_points
 from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH
 from .compiled import CompiledQwirkleState
 from .compiled_kernels import cell_fit
+from .follow_ups import FOLLOW_UP_WEIGHT
 from .game import END_BONUS
 from .model import DEFAULT_WINDOW, LAID_PLANE, OCCUPIED_PLANE
 from .tiles import HAND_SIZE, NUM_COLOURS, NUM_KINDS, NUM_SHAPES
@@ -71,6 +72,8 @@ Qwirkle (12), and the end bonus."""
 MAX_HANDED_POINTS = 7 * (QWIRKLE_LENGTH + QWIRKLE_BONUS)
 """No turn hands the next player more (in expectation): its main line and the six cross lines
 of its tiles, each a line of five the next player surely completes."""
+MAX_PLAN_VALUE = MAX_TURN_POINTS + FOLLOW_UP_WEIGHT * MAX_TURN_POINTS
+"""No ``place_plan`` is higher: a turn's most points and the weighted most of the next move."""
 MAX_JOINED_LINE = 2 * QWIRKLE_LENGTH + 1
 """The longest line a tile laid on an empty cell could join: a full line on either side."""
 
@@ -149,6 +152,23 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 high=float(MAX_TURN_POINTS),
                 action_group="end_turn",
             ),
+            Field(
+                "place_plan",
+                (HAND_SIZE, w, w),
+                f"place_net plus {FOLLOW_UP_WEIGHT} x the kept tiles' next move",
+                low=-float(MAX_HANDED_POINTS),
+                high=float(MAX_PLAN_VALUE),
+                spatial=True,
+                action_group="place",
+            ),
+            Field(
+                "turn_plan",
+                (1,),
+                f"turn_net plus {FOLLOW_UP_WEIGHT} x the kept tiles' next move",
+                low=-float(MAX_HANDED_POINTS),
+                high=float(MAX_PLAN_VALUE),
+                action_group="end_turn",
+            ),
         ),
         _write,
     )
@@ -183,13 +203,17 @@ def _write(
         out["cell_kinds"][0],
     )
     if to_act:
-        best = out["place_best"].reshape(-1)
-        net = out["place_net"].reshape(-1)
+        searched = (
+            out["place_best"].reshape(-1),
+            out["place_net"].reshape(-1),
+            out["turn_net"],
+            out["place_plan"].reshape(-1),
+            out["turn_plan"],
+        )
         if isinstance(state, CompiledQwirkleState):
-            best_turn_points(state.grid, state.fit, state.meta, mask, best, net, out["turn_net"])
+            best_turn_points(state.grid, state.fit, state.meta, mask, *searched)
         else:
-            view = model.public_view(state, player)
-            view_best_turn_points(view, mask, best, net, out["turn_net"])
+            view_best_turn_points(model.public_view(state, player), mask, *searched)
 
 
 @njit(cache=True, inline="always")
@@ -383,6 +407,8 @@ FEATURE_FIELDS = (
     "place_best",
     "place_net",
     "turn_net",
+    "place_plan",
+    "turn_plan",
 )
 
 
@@ -443,10 +469,11 @@ def place_best_into(
     at: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """Write ``place_best``, ``place_net`` and ``turn_net`` into the flat observation ``obs``
-    (after :func:`features_into`) for the player to act of the compiled game ``grid``,
-    ``fit``, ``meta``, whose legal mask is ``mask``: the fields that need the game, not only
-    the observation (the search lays the hand's tiles, :func:`.best_turns.best_turn_points`)."""
+    """Write ``place_best``, ``place_net``, ``turn_net``, ``place_plan`` and ``turn_plan`` into
+    the flat observation ``obs`` (after :func:`features_into`) for the player to act of the
+    compiled game ``grid``, ``fit``, ``meta``, whose legal mask is ``mask``: the fields that
+    need the game, not only the observation (the search lays the hand's tiles,
+    :func:`.best_turns.best_turn_points`)."""
     w = at[0]
     cells = HAND_SIZE * w * w
     best_turn_points(
@@ -457,6 +484,8 @@ def place_best_into(
         obs[at[9] : at[9] + cells],
         obs[at[10] : at[10] + cells],
         obs[at[11] : at[11] + 1],
+        obs[at[12] : at[12] + cells],
+        obs[at[13] : at[13] + 1],
     )
 
 

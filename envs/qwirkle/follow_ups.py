@@ -1,0 +1,176 @@
+"""What the tiles a turn keeps in hand can score next: the follow-up of a turn.
+
+A turn that scores well now may keep tiles that fit nowhere, or tiles that the board it
+leaves lets score a lot next turn. The *follow-up* of a complete turn is the most points
+that one legal move of the tiles it keeps (the hand less the turn's tiles, before any draw)
+scores on the board the turn leaves (the start row's board too), on the board window's
+cells, the end bonus included when the move empties the hand with the bag empty; 0 when no
+kept tile fits or the turn lays the whole hand. It ignores what the next player lays in
+between and the tiles drawn after the turn: a plan, not a forecast.
+
+The features add it to a placement's net value (:mod:`.best_turns`): ``place_plan`` is the
+most, over the complete turns that make the placement next, of the turn's points less what
+it hands the next player, plus :data:`FOLLOW_UP_WEIGHT` times its follow-up.
+**[measured]** The weight 0.4 is the one of a screen against the heuristic (a weight of 1
+was weaker than none): a small preference, among turns of near-equal value, for the one
+whose kept tiles score next, not a reason to give up points now.
+
+Two implementations give the same numbers:
+
+- :func:`follow_up_points` searches the compiled engine's arrays: it commits the turn's tiles
+  on a copy of the game's fit masks and numbers, hands the kept tiles to the same player,
+  and searches the new turn depth first, as :func:`~.best_turns.best_turn_points` does.
+- :func:`view_follow_up_points` asks the reference engine's move generator for every legal
+  move of the kept tiles on the board after the move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from . import compiled_kernels as K
+from .board import Board, Move
+from .game import END_BONUS
+from .model import QwirkleView
+from .moves import legal_moves
+from .turn_search import MAX_OPTIONS, most_points
+
+MEMO_SIZE = 1 << 12
+"""Turns whose follow-up one search remembers: a move is reached once per order of laying
+its tiles (and from each of its tiles first), and is searched once."""
+FOLLOW_UP_WEIGHT = 0.4
+"""How much a point of the kept tiles' best next move counts in ``place_plan`` and
+``turn_plan`` against a point scored now (module docstring; **[measured]**)."""
+
+
+@njit(cache=True)
+def follow_up_workspace(fit: np.ndarray, meta: np.ndarray, placements: int) -> tuple:
+    """The working space of :func:`follow_up_points` for a game shaped like ``fit`` and
+    ``meta`` whose placement actions number ``placements`` (0: none, for a caller that skips
+    the follow-ups)."""
+    return (
+        np.zeros(fit.shape if placements else (0, 0), dtype=np.int64),
+        np.zeros(meta.shape[0] if placements else 0, dtype=np.int64),
+        np.zeros(placements, dtype=np.int64),
+        np.zeros((K.HAND, MAX_OPTIONS), dtype=np.int64),
+        np.zeros(K.HAND + 1, dtype=np.int64),
+        np.zeros(K.HAND + 1, dtype=np.int64),
+        np.zeros((MEMO_SIZE if placements else 0, 2), dtype=np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def _mix(x: int) -> int:
+    """A 64-bit mix of ``x`` (splitmix64's finaliser): one laid tile's share of a turn's key."""
+    z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return np.int64(z ^ (z >> np.uint64(31)))
+
+
+@njit(cache=True)
+def _turn_key(grid: np.ndarray, meta: np.ndarray) -> int:
+    """What identifies the turn's tiles whatever their order: the sum of each laid tile's
+    :func:`_mix` of its cell and kind (never 0, the memo's empty mark)."""
+    key = np.int64(0)
+    for i in range(meta[K.PN]):
+        r = meta[K.PEND + 3 * i]
+        c = meta[K.PEND + 3 * i + 1]
+        key += _mix((r * K.GRID + c) * 36 + grid[r, c] - 1)
+    return key if key != 0 else 1
+
+
+@njit(cache=True)
+def follow_up_points(
+    grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, scratch: np.ndarray, work: tuple
+) -> int:
+    """The follow-up (module docstring) of ending the turn in progress in ``meta`` now: the
+    most points of a move of the hand's tiles not laid this turn, on ``grid`` with the turn's
+    tiles. ``scratch`` is a zeroed mask (zeroed again on return), ``work`` from
+    :func:`follow_up_workspace`; ``grid``, ``fit`` and ``meta`` are unchanged."""
+    work_fit, work_meta, starts, options, count, done, memo = work
+    cur = meta[K.CUR]
+    n = meta[K.PN]
+    size = meta[K.HLEN + cur]
+    if n == size:
+        return 0
+    key = _turn_key(grid, meta)
+    at = key & (MEMO_SIZE - 1)
+    for _ in range(MEMO_SIZE):
+        if memo[at, 0] == key:
+            return memo[at, 1]
+        if memo[at, 0] == 0:
+            break
+        at = (at + 1) & (MEMO_SIZE - 1)
+    work_meta[:] = meta
+    work_fit[:, :] = fit
+    K.refresh_fits(grid, work_fit, work_meta)
+    for i in range(n):
+        r = meta[K.PEND + 3 * i]
+        c = meta[K.PEND + 3 * i + 1]
+        if work_meta[K.NTILES] == 0 and i == 0:
+            work_meta[K.B0R] = r
+            work_meta[K.B1R] = r
+            work_meta[K.B0C] = c
+            work_meta[K.B1C] = c
+        work_meta[K.B0R] = min(work_meta[K.B0R], r)
+        work_meta[K.B0C] = min(work_meta[K.B0C], c)
+        work_meta[K.B1R] = max(work_meta[K.B1R], r)
+        work_meta[K.B1C] = max(work_meta[K.B1C], c)
+    work_meta[K.NTILES] += n
+    kept = 0
+    for slot in range(size):
+        if not meta[K.USED] >> slot & 1:
+            work_meta[K.HANDS + 6 * cur + kept] = meta[K.HANDS + 6 * cur + slot]
+            kept += 1
+    for slot in range(kept, K.HAND):
+        work_meta[K.HANDS + 6 * cur + slot] = -1
+    work_meta[K.HLEN + cur] = kept
+    work_meta[K.PN] = 0
+    work_meta[K.USED] = 0
+    work_meta[K.FIRST] = 0
+    best = max(most_points(grid, work_fit, work_meta, scratch, starts, options, count, done), 0)
+    if memo[at, 0] == 0:
+        memo[at, 0] = key
+        memo[at, 1] = best
+    return best
+
+
+def view_follow_up_points(view: QwirkleView, move: Move, bag_size: int) -> int:
+    """:func:`follow_up_points` from the reference engine: the most points of a legal move
+    of the viewer's hand less ``move``'s tiles on ``view.board`` with ``move`` laid, among
+    the moves whose cells lie in the view's window (the end bonus when it empties the hand
+    and ``bag_size`` is 0)."""
+    kept = list(view.hand)
+    for _, _, tile in move:
+        kept.remove(tile)
+    if not kept:
+        return 0
+    board = view.board.copy()
+    board.place(move)
+    return best_move_points(board, kept, view, bag_size)
+
+
+def best_move_points(board: Board, hand: Sequence[int], view: QwirkleView, bag_size: int) -> int:
+    """The most points of a legal move of ``hand`` on ``board`` inside ``view``'s window."""
+    best = 0
+    for m in legal_moves(board, list(hand)):
+        if any(view.window_cell(r, c) is None for r, c, _ in m):
+            continue
+        points = board.points(m)
+        if bag_size == 0 and len(m) == len(hand):
+            points += END_BONUS
+        best = max(best, points)
+    return best
+
+
+__all__ = [
+    "FOLLOW_UP_WEIGHT",
+    "best_move_points",
+    "follow_up_points",
+    "follow_up_workspace",
+    "view_follow_up_points",
+]

@@ -1,0 +1,104 @@
+"""The depth-first turn search over the compiled engine's arrays that the features share.
+
+A turn lays tiles one at a time, each where the engine's own mask allows after the tiles
+before it (:func:`~.compiled_kernels.fill_mask`), and may end wherever the mask allows ending.
+:func:`placements` lists the next placements and the points of ending now; :func:`lift`
+takes the last tile back; :func:`most_points` searches every way on from the turn in progress.
+The searches lay and lift tiles on the game's own grid, so a caller that searches a copy of
+``meta`` finds the grid unchanged when they return.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import compiled_kernels as K
+
+MAX_OPTIONS = 4 * K.HAND
+"""Placements that may extend a turn's tiles, at most: the two ends of the row and of the
+column through a single laid tile, each for every hand slot."""
+
+
+@njit(cache=True)
+def lift(grid: np.ndarray, meta: np.ndarray) -> None:
+    """Take the turn's last laid tile back into the hand (undo :func:`~.K.lay`)."""
+    i = meta[K.PN] - 1
+    grid[meta[K.PEND + 3 * i], meta[K.PEND + 3 * i + 1]] = 0
+    meta[K.USED] &= ~(np.int64(1) << np.int64(meta[K.PEND + 3 * i + 2]))
+    meta[K.PN] = i
+
+
+@njit(cache=True)
+def end_points(grid: np.ndarray, meta: np.ndarray) -> int:
+    """The points of ending the turn now, with the tiles laid so far (the end bonus included
+    when they empty the hand with the bag empty); call it only where the mask allows ending."""
+    points = K.move_points(grid, meta)
+    if meta[K.BAGN] == 0 and meta[K.HLEN + meta[K.CUR]] == meta[K.PN]:
+        points += K.END_BONUS
+    return points
+
+
+@njit(cache=True)
+def placements(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    scratch: np.ndarray,
+    options: np.ndarray,
+) -> tuple[int, int]:
+    """The placements the engine's mask allows next (into ``options``) and the points of
+    ending the turn now (-1 when the turn may not end yet); ``scratch`` is a zeroed mask,
+    zeroed again on return."""
+    K.fill_mask(grid, fit, meta, scratch)
+    w = meta[K.WIN]
+    cells = w * w
+    n = 0
+    for slot in range(K.HAND):
+        for wr in range(meta[K.MASKED], meta[K.MASKED + 1] + 1):
+            for wc in range(meta[K.MASKED + 2], meta[K.MASKED + 3] + 1):
+                action = slot * cells + wr * w + wc
+                if scratch[action]:
+                    options[n] = action
+                    n += 1
+    points = end_points(grid, meta) if scratch[K.HAND * cells] else -1
+    K.clear_mask(meta, scratch)
+    return n, points
+
+
+@njit(cache=True)
+def most_points(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    scratch: np.ndarray,
+    starts: np.ndarray,
+    options: np.ndarray,
+    count: np.ndarray,
+    done: np.ndarray,
+) -> int:
+    """The most points of a complete turn that goes on from the turn in progress in ``meta``
+    (-1 when no way on may end), over every order of laying its tiles; ``grid`` and ``meta``'s
+    turn are as before on return. Working space: ``starts`` (``HAND * W * W``) for the first
+    placements, ``options`` (``(HAND, MAX_OPTIONS)``) for the later ones, ``count`` and
+    ``done`` (``HAND + 1``)."""
+    count[0], best = placements(grid, fit, meta, scratch, starts)
+    done[0] = 0
+    depth = 0
+    while depth >= 0:
+        if done[depth] == count[depth]:
+            if depth > 0:
+                lift(grid, meta)
+            depth -= 1
+            continue
+        action = starts[done[0]] if depth == 0 else options[depth - 1, done[depth]]
+        K.lay(grid, meta, action)
+        done[depth] += 1
+        depth += 1
+        count[depth], points = placements(grid, fit, meta, scratch, options[depth - 1])
+        done[depth] = 0
+        best = max(best, points)
+    return best
+
+
+__all__ = ["MAX_OPTIONS", "end_points", "lift", "most_points", "placements"]

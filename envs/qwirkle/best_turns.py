@@ -323,7 +323,7 @@ def view_best_turn_points(
             value = points - view_handed_points(view, move, hold)
         planned = value
         if plans:
-            planned += FOLLOW_UP_WEIGHT * view_follow_up_points(view, move, view.bag_size)
+            planned += FOLLOW_UP_WEIGHT * view_follow_up_points(view, move)
         if len(move) == len(laid) and mask[view.codec.end]:
             turn_net[0] = value
             if plans:

@@ -26,13 +26,11 @@ Two implementations give the same numbers:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numba import njit
 
 from . import compiled_kernels as K
-from .board import Board, Move
+from .board import Move
 from .game import END_BONUS
 from .model import QwirkleView
 from .moves import legal_moves
@@ -139,11 +137,11 @@ def follow_up_points(
     return best
 
 
-def view_follow_up_points(view: QwirkleView, move: Move, bag_size: int) -> int:
+def view_follow_up_points(view: QwirkleView, move: Move) -> int:
     """:func:`follow_up_points` from the reference engine: the most points of a legal move
     of the viewer's hand less ``move``'s tiles on ``view.board`` with ``move`` laid, among
     the moves whose cells lie in the view's window (the end bonus when it empties the hand
-    and ``bag_size`` is 0)."""
+    with the bag empty)."""
     kept = list(view.hand)
     for _, _, tile in move:
         kept.remove(tile)
@@ -151,17 +149,12 @@ def view_follow_up_points(view: QwirkleView, move: Move, bag_size: int) -> int:
         return 0
     board = view.board.copy()
     board.place(move)
-    return best_move_points(board, kept, view, bag_size)
-
-
-def best_move_points(board: Board, hand: Sequence[int], view: QwirkleView, bag_size: int) -> int:
-    """The most points of a legal move of ``hand`` on ``board`` inside ``view``'s window."""
     best = 0
-    for m in legal_moves(board, list(hand)):
+    for m in legal_moves(board, kept):
         if any(view.window_cell(r, c) is None for r, c, _ in m):
             continue
         points = board.points(m)
-        if bag_size == 0 and len(m) == len(hand):
+        if view.bag_size == 0 and len(m) == len(kept):
             points += END_BONUS
         best = max(best, points)
     return best
@@ -169,7 +162,6 @@ def best_move_points(board: Board, hand: Sequence[int], view: QwirkleView, bag_s
 
 __all__ = [
     "FOLLOW_UP_WEIGHT",
-    "best_move_points",
     "follow_up_points",
     "follow_up_workspace",
     "view_follow_up_points",

@@ -74,9 +74,9 @@ ABLATION_CELLS = {
     ),
     "qwirkle_v0": (
         "ablation_current/qwirkle_scratch/eval_greedy_1000.csv",
-        "ablation_current/qwirkle_features/eval_greedy_1000.csv",
+        "ablation_current/qwirkle_features_rev4/eval_greedy_1000.csv",
         "ablation_current/qwirkle_kickstarted_value/eval_greedy_1000.csv",
-        "qwirkle_v0_idle10_value/stage1_eval_greedy_1000.csv",
+        "ablation_current/qwirkle_both_plan/eval_greedy_1000.csv",
     ),
 }
 

@@ -15,15 +15,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_package_directory_is_installed() -> None:
+    """Every folder with an ``__init__.py`` is a listed package, and so is every data-only
+    folder (the shipped weights, Liniell's tile sets), whose files its package data holds."""
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
+    tops = {"tabletop_rl.envs": ROOT / "envs", "tabletop_rl.baselines": ROOT / "baselines"}
     found = set()
-    for top, name in (("envs", "tabletop_rl.envs"), ("baselines", "tabletop_rl.baselines")):
-        for init in (ROOT / top).rglob("__init__.py"):
-            rel = init.parent.relative_to(ROOT / top).parts
-            found.add(".".join((name, *rel)))
-    assert found == listed
+    for name, top in tops.items():
+        for init in top.rglob("__init__.py"):
+            found.add(".".join((name, *init.parent.relative_to(top).parts)))
+    data_only = set(config["package-data"]) - found
+    assert found | data_only == listed
+    for package in data_only:
+        top = next(name for name in tops if package.startswith(name + "."))
+        folder = tops[top].joinpath(*package[len(top) + 1 :].split("."))
+        for pattern in config["package-data"][package]:
+            assert list(folder.glob(pattern)), f"{package}: nothing matches {pattern!r}"
 
 
 def test_envs_import_without_torch() -> None:

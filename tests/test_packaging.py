@@ -28,8 +28,8 @@ def test_every_package_directory_is_installed() -> None:
     data_only = set(config["package-data"]) - found
     assert found | data_only == listed
     for package in data_only:
-        top = next(name for name in tops if package.startswith(name + "."))
-        folder = tops[top].joinpath(*package[len(top) + 1 :].split("."))
+        parent = next(name for name in tops if package.startswith(name + "."))
+        folder = tops[parent].joinpath(*package[len(parent) + 1 :].split("."))
         for pattern in config["package-data"][package]:
             assert list(folder.glob(pattern)), f"{package}: nothing matches {pattern!r}"
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
@@ -99,3 +101,42 @@ def test_the_readme_ablation_table_is_its_evaluations() -> None:
             rate, low, high = (float(row[k]) for k in ("win_rate", "ci_low", "ci_high"))
             measured.append(f"{rate:.3f} ({low:.3f}–{high:.3f})")
         assert shown == measured, name
+
+
+SHIPPED_RUNS = {
+    "liniell_v0": "liniell_v0_idle10_turn_value",
+    "qwirkle_cards_v0": "qwirkle_cards_v0_idle10_turn_value",
+    "qwirkle_v0": "qwirkle_v0_idle10_plan",
+}
+"""The training run (``docs/results/ppo_runs/``) whose policy ships as ``ppo:pretrained/ENV``."""
+
+
+def test_the_readme_ppo_table_is_the_shipped_runs() -> None:
+    """Each row of the README's PPO results table is the run whose policy ships: its learner
+    steps are the shipped checkpoint's and the run's last logged update's, and its win rates
+    the run's 1,000-game evaluation."""
+    import csv
+
+    pytest.importorskip("torch")
+    from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
+
+    header = "| game | training wall clock | CPU-minutes | learner steps | vs random | vs greedy |"
+    section = README.split(header, 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| `(\w+_v\d)` \|(.*)\|$", section, re.M)
+    assert {name for name, _ in rows} == set(SHIPPED_RUNS)
+    for name, cells in rows:
+        _, _, steps, *rates = (cell.strip().strip("*") for cell in cells.split("|"))
+        run = ROOT / ABLATION_RUNS / SHIPPED_RUNS[name]
+        with open(run / "progress.csv") as f:
+            logged = list(csv.DictReader(f))[-1]["global_step"]
+        shipped = load_checkpoint(f"pretrained/{name}")["global_step"]
+        assert int(steps.replace(",", "")) == int(logged) == shipped, name
+        with open(run / "eval_1000.csv") as f:
+            evaluated = {r["opponent"]: r for r in csv.DictReader(f)}
+        measured = []
+        for opponent in ("random", "greedy", "heuristic"):
+            row = evaluated[opponent]
+            assert row["games"] == "1000", (name, opponent)
+            rate, low, high = (float(row[k]) for k in ("win_rate", "ci_low", "ci_high"))
+            measured.append(f"{rate:.3f} ({low:.3f}–{high:.3f})")
+        assert rates == measured, name

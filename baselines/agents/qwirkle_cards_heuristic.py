@@ -160,21 +160,24 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         self._best = None
 
     # ---------------------------------------------------------------- valuing
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        """The chance that the next player's hand holds every kind of ``missing`` (at most
+        two kinds a line lacks): a hand of their size drawn from ``view.unseen`` (the cards we
+        keep are out of their reach). The one estimate of the risk term; a variant that
+        estimates otherwise overrides it (``docs/results/opponent_hand.py``)."""
+        unseen = view.unseen
+        opp_hand = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
+        return _holds_all(tuple(sorted(unseen[k] for k in missing)), sum(unseen), opp_hand)
+
     def position_value(self, view: Any, table: Sequence[int], kept: Sequence[int]) -> float:
         """Value of leaving ``table`` (36 counts) and keeping ``kept`` in hand."""
         w = self.weights
-        unseen = view.unseen
-        total = sum(unseen)
-        n = len(view.hand_sizes)
-        opp_hand = view.hand_sizes[(view.player + 1) % n]
         value = 0.0
         for line in range(NUM_LINES):
             kinds = LINE_KINDS[line]
             missing = [k for k in kinds if not table[k]]
             if len(missing) <= 2 and w.risk:
-                # cards we keep are out of the opponent's reach
-                copies = tuple(sorted(unseen[k] for k in missing))
-                value -= w.risk * _holds_all(copies, total, opp_hand)
+                value -= w.risk * self.next_player_chance(view, missing)
             short = sum(1 for k in missing if not kept[k])
             if short == 0:
                 value += w.own_complete

@@ -189,6 +189,15 @@ class QwirkleHeuristicAgent(SeededAgent):
             value -= w.dead * sum(n for t, n in counts.items() if not fits >> t & 1)
         return value
 
+    def next_player_chance(self, view: Any, missing: Sequence[Tile]) -> float:
+        """The chance that the next player's hand holds every kind of ``missing`` (the tiles
+        a line of four or five lacks): a hand of their size drawn from ``view.unseen``. The
+        one estimate of the risk; a variant that estimates otherwise overrides it
+        (``docs/results/opponent_hand.py``)."""
+        unseen = view.unseen
+        opp_hand = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
+        return holds_all(tuple(unseen[t] for t in missing), sum(unseen), opp_hand)
+
     def fives(
         self, tiles: Mapping, placed: Mapping, kept: Sequence[Tile], view: Any
     ) -> tuple[float, float]:
@@ -199,10 +208,6 @@ class QwirkleHeuristicAgent(SeededAgent):
             return 0.0, 0.0
         seen: set = set()
         risk = chance = 0.0
-        unseen = view.unseen
-        total_unseen = sum(unseen)
-        nxt = (view.player + 1) % len(view.hand_sizes)
-        opp_hand = view.hand_sizes[nxt]
         for r, c in placed:
             for dr, dc in ((0, 1), (1, 0)):
                 line, low, high = run_tiles(tiles, placed, r, c, dr, dc)
@@ -217,7 +222,7 @@ class QwirkleHeuristicAgent(SeededAgent):
                     any(fits_alone(tiles, placed, end, t) for end in (low, high)) for t in missing
                 ):
                     continue
-                p = holds_all(tuple(unseen[t] for t in missing), total_unseen, opp_hand)
+                p = self.next_player_chance(view, missing)
                 if short == 1:
                     risk += (QWIRKLE_LENGTH + QWIRKLE_BONUS) * p
                     if missing[0] in kept:

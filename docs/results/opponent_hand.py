@@ -1,0 +1,234 @@
+"""What knowing the opponent's hand is worth to the Qwirkle heuristics: what limits them.
+
+Both heuristics value a turn partly by its *risk*: the chance that the next player's hand
+holds the kinds a line lacks (in Qwirkle Cards the one or two kinds a line lacks on the table
+the turn leaves, which the next player may then take as a Qwirkle; in Qwirkle the tile that
+completes a line of five, or the two a line of four lacks, that the turn leaves on the board),
+a hypergeometric estimate over what the player cannot see (the agents'
+``next_player_chance``). Each variant changes only that chance and plays the heuristic (or
+``--opponent``), seats rotated:
+
+- ``hand`` (both games): the chance is 1 when the opponent's actual hand holds every missing
+  kind and 0 otherwise. The variant reads the hidden hand, which no player can: it measures
+  what the information is worth, the most any estimate of the risk could gain.
+- ``passes`` (Qwirkle Cards): the estimate corrected by the public record of the Qwirkles the
+  opponent passed up. When the table the opponent faced lacked one kind of a line, taking that
+  line's Qwirkle with one card of it would have left a valid table, and the opponent took no
+  Qwirkle that turn, its hand (the heuristic takes the most Qwirkles it can) held no card of
+  that kind: from then on only the cards it has drawn since may be that kind. For every kind
+  the variant counts the opponent's cards that may be it (the whole hand when nothing was
+  learnt; a new hand after a redraw) and draws that many from the unseen cards for the chance.
+
+``python docs/results/opponent_hand.py qwirkle_cards_v0 hand --games 1000`` prints the
+variant's win rate with its Wilson 95% interval; the deals and the opponent's ties come from
+``--seed`` (12345, the feature screens' deals, by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from functools import lru_cache
+from math import comb
+from typing import Any
+
+import numpy as np
+from decisions import play_against
+
+from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
+from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
+from tabletop_rl.baselines.stats import wilson_interval
+from tabletop_rl.envs import make
+from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.qwirkle_cards.actions import CANNOT_PLAY, END_TURN
+from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
+from tabletop_rl.envs.qwirkle_cards.turns import qwirkle_cards
+
+CARDS = "qwirkle_cards_v0"
+QWIRKLE = "qwirkle_v0"
+
+
+@lru_cache(maxsize=1 << 16)
+def misses(copies: int, total: int, drawn: int) -> float:
+    """Probability that ``drawn`` cards from ``total`` miss all ``copies`` given ones.
+
+    >>> round(1 - misses(3, 60, 9), 3)  # the heuristic's chance for one missing kind
+    0.391
+    """
+    if copies <= 0 or drawn <= 0:
+        return 1.0
+    if drawn > total - copies:
+        return 0.0
+    return comb(total - copies, drawn) / comb(total, drawn)
+
+
+def holds_all(missing: Sequence[int], unseen: Sequence[int], may: Sequence[int]) -> float:
+    """Chance that a hand holds every kind of ``missing`` (one or two kinds) when ``may[k]``
+    of its cards may be kind ``k``, drawn from the ``unseen`` copies. With the whole hand
+    possible for each kind this is the heuristic's exact hypergeometric chance.
+
+    >>> unseen = [3, 3] + [1] * 34  # 40 unseen cards
+    >>> round(holds_all([0, 1], unseen, [9] * 36), 3)  # the heuristic's chance
+    0.282
+    >>> round(holds_all([0, 1], unseen, [2] + [9] * 35), 3)  # 2 cards may be kind 0
+    0.074
+    """
+    total = sum(unseen)
+    if len(missing) == 1:
+        (a,) = missing
+        return 1.0 - misses(unseen[a], total, may[a])
+    a, b = sorted(missing, key=lambda k: may[k])
+    first = may[a]
+    # none of either among the cards that may be both, then no b among the rest
+    neither = misses(unseen[a] + unseen[b], total, first) * misses(
+        unseen[b], total - first, may[b] - first
+    )
+    no_a = misses(unseen[a], total, may[a])
+    no_b = misses(unseen[b], total, may[b])
+    return max(0.0, 1.0 - no_a - no_b + neither)
+
+
+class SeesHand:
+    """Mixin for a heuristic agent: the risk read off the kinds the opponent actually holds,
+    :attr:`opponent_kinds`, which the caller sets before each decision."""
+
+    opponent_kinds: frozenset[int] = frozenset()
+
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        return 1.0 if all(k in self.opponent_kinds for k in missing) else 0.0
+
+
+class CardsHandSeeing(SeesHand, QwirkleCardsHeuristicAgent):
+    """Qwirkle Cards' heuristic with the risk read off the opponent's hand."""
+
+
+class QwirkleHandSeeing(SeesHand, QwirkleHeuristicAgent):
+    """Qwirkle's heuristic with the risk read off the opponent's hand."""
+
+
+def held_kinds(env_name: str, hand: Sequence[int]) -> frozenset[int]:
+    """The kinds in a public view's ``hand``: Qwirkle Cards' 36 counts, Qwirkle's tiles."""
+    if env_name == CARDS:
+        return frozenset(k for k, count in enumerate(hand) if count)
+    return frozenset(hand)
+
+
+class PassReading(QwirkleCardsHeuristicAgent):
+    """The heuristic with the risk corrected by the Qwirkles the opponent passed up (module
+    docstring).
+
+    Call :meth:`remember` with every action it plays (it notes the table it leaves).
+    """
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        super().__init__(rng)
+        self.left: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        """The table our last turn left, and the opponent's Qwirkles then."""
+        self.may: list[int] | None = None
+        """Per kind, the opponent's cards that may be that kind."""
+        self.read_at: Any = None
+
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        if not missing or self.may is None:
+            return super().next_player_chance(view, missing)
+        opponent = (view.player + 1) % len(view.hand_sizes)
+        size = view.hand_sizes[opponent]
+        return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
+
+    def plan(self, view: Any) -> Any:
+        key = (view.table, view.hand, view.first_turn)
+        if key != self.read_at:
+            self.read_at = key
+            self.read_opponent_turn(view)
+        return super().plan(view)
+
+    def read_opponent_turn(self, view: Any) -> None:
+        """Update :attr:`may` from the opponent's turn since the table we left."""
+        opponent = (view.player + 1) % len(view.hand_sizes)
+        size = view.hand_sizes[opponent]
+        if self.may is None or self.left is None:
+            self.may = [size] * NUM_KINDS
+            return
+        table, qwirkles = self.left
+        took = tuple(a - b for a, b in zip(view.qwirkles[opponent], qwirkles, strict=True))
+        gone = qwirkle_cards(took)
+        played = sum(view.table[k] - table[k] + gone[k] for k in range(NUM_KINDS))
+        if played == 0 and not any(took):
+            self.may = [size] * NUM_KINDS  # it could not play: a new hand
+            return
+        lacked = set() if any(took) else passed_up(table)
+        self.may = [
+            played if k in lacked else min(size, m + played) for k, m in enumerate(self.may)
+        ]
+
+    def remember(self, view: Any, action: int) -> None:
+        if action not in (END_TURN, CANNOT_PLAY):
+            return
+        opponent = (view.player + 1) % len(view.hand_sizes)
+        table = view.table
+        if action == END_TURN:
+            gone = qwirkle_cards(view.taken)
+            table = tuple(t + p - g for t, p, g in zip(view.table, view.played, gone, strict=True))
+        self.left = (table, view.qwirkles[opponent])
+
+
+def passed_up(table: Sequence[int]) -> set[int]:
+    """The kinds with which a player facing ``table`` takes a Qwirkle with one card: each the
+    one kind of a line ``table`` lacks, the rest of the table valid without the line."""
+    kinds = set()
+    for line in range(NUM_LINES):
+        missing = [k for k in LINE_KINDS[line] if not table[k]]
+        if len(missing) != 1:
+            continue
+        after = list(table)
+        after[missing[0]] += 1
+        for k in LINE_KINDS[line]:
+            after[k] -= 1
+        if is_valid_counts(tuple(after)):
+            kinds.add(missing[0])
+    return kinds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("env", choices=(CARDS, QWIRKLE))
+    parser.add_argument("variant", choices=("hand", "passes"))
+    parser.add_argument("--opponent", default="heuristic", help="agent spec of the opponent")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=12345)
+    args = parser.parse_args()
+    if args.variant == "passes" and args.env != CARDS:
+        raise ConfigError(f"the 'passes' variant reads Qwirkles passed up: {CARDS} only")
+    model = make(args.env, raw=True, num_players=2).model
+    ties = np.random.default_rng([args.seed, 4])
+    current: dict[str, Any] = {}
+
+    def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
+        if current.get("state") is not state:  # a new game: a fresh agent
+            current["state"] = state
+            if args.variant == "passes":
+                current["agent"] = PassReading(ties)
+            elif args.env == CARDS:
+                current["agent"] = CardsHandSeeing(ties)
+            else:
+                current["agent"] = QwirkleHandSeeing(ties)
+        agent = current["agent"]
+        if isinstance(agent, SeesHand):
+            opponent = (view.player + 1) % model.num_players
+            agent.opponent_kinds = held_kinds(args.env, model.public_view(state, opponent).hand)
+        action = int(agent.act(obs, view))
+        if isinstance(agent, PassReading):
+            agent.remember(view, action)
+        return action
+
+    credits = play_against(model, args.env, args.games, args.seed, decide, args.opponent)
+    low, high = wilson_interval(float(credits.sum()), args.games)
+    print(
+        f"{args.env}: the heuristic with its risk from {args.variant!r} against "
+        f"{args.opponent}, {args.games} games: {credits.mean():.3f} ({low:.3f}-{high:.3f})"
+    )
+
+
+if __name__ == "__main__":
+    main()

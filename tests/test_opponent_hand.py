@@ -1,0 +1,142 @@
+"""docs/results/opponent_hand.py: its variants change only the heuristics' risk chance, the
+passed-up kinds are the rules engine's one-card Qwirkles, and the script runs."""
+
+from __future__ import annotations
+
+import re
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import (
+    QwirkleCardsHeuristicAgent,
+    hand_holds_all,
+)
+from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
+from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+SCRIPT = RESULTS / "opponent_hand.py"
+
+
+@pytest.fixture(scope="module")
+def script() -> dict[str, Any]:
+    sys.path.insert(0, str(RESULTS))  # as when run: the script's folder on the path
+    try:
+        return runpy.run_path(str(SCRIPT))
+    finally:
+        sys.path.remove(str(RESULTS))
+
+
+@pytest.fixture(scope="module")
+def turn_starts() -> list[tuple[Any, Any]]:
+    """(state copy, view of the player to act) at the turn starts of two heuristic games."""
+    model = QwirkleCardsModel(2)
+    found = []
+    for seed in range(2):
+        agent = QwirkleCardsHeuristicAgent(np.random.default_rng(seed))
+        state = model.new_state(np.random.default_rng(seed))
+        while not model.is_over(state):
+            player = model.current_player(state)
+            view = model.public_view(state, player)
+            if not any(view.played) and not any(view.taken) and not view.first_turn:
+                found.append((model.copy(state), view))
+            obs = {
+                "observation": model.observe(state, player),
+                "action_mask": model.legal_mask(state),
+            }
+            model.step(state, agent.act(obs, view))
+    return found
+
+
+def test_passed_up_kinds_are_the_one_card_qwirkles_of_the_rules(
+    script: dict[str, Any], turn_starts: list[tuple[Any, Any]]
+) -> None:
+    passed_up = script["passed_up"]
+    checked = 0
+    for _, view in turn_starts:
+        expected = set()
+        for line in range(NUM_LINES):
+            missing = [k for k in LINE_KINDS[line] if not view.table[k]]
+            if len(missing) != 1:
+                continue
+            (k,) = missing
+            one = tuple(int(j == k) for j in range(NUM_KINDS))
+            if any(t.taken[line] for t in legal_turns(view.table, one, first_turn=False)):
+                expected.add(k)
+        assert passed_up(view.table) == expected, view.table
+        checked += bool(expected)
+    assert checked > 0  # some tables offered a one-card Qwirkle
+
+
+def test_with_nothing_learnt_the_chance_is_the_heuristics(script: dict[str, Any]) -> None:
+    holds_all = script["holds_all"]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        unseen = rng.integers(0, 4, NUM_KINDS).tolist()
+        size = int(rng.integers(1, 10))
+        missing = sorted(rng.choice(NUM_KINDS, int(rng.integers(1, 3)), replace=False).tolist())
+        expected = hand_holds_all(missing, unseen, sum(unseen), size)
+        assert holds_all(missing, unseen, [size] * NUM_KINDS) == pytest.approx(expected)
+        # fewer cards that may be a kind: a smaller chance, none when no card may be it
+        fewer = [size] * NUM_KINDS
+        fewer[missing[0]] = 0
+        assert holds_all(missing, unseen, fewer) == pytest.approx(0.0)
+        fewer[missing[0]] = size // 2
+        assert holds_all(missing, unseen, fewer) <= expected + 1e-12
+
+
+def test_the_variants_plan_the_heuristics_turns_when_their_chance_agrees(
+    script: dict[str, Any], turn_starts: list[tuple[Any, Any]]
+) -> None:
+    passes, seeing = script["PassReading"], script["CardsHandSeeing"]
+    for state, view in turn_starts[::4]:
+        heuristic = QwirkleCardsHeuristicAgent(np.random.default_rng(1)).plan(view)
+        # a pass reader that has seen no turn of the opponent estimates as the heuristic does
+        assert passes(np.random.default_rng(1)).plan(view) == heuristic
+        opponent = state.hand(1 - view.player)
+        agent = seeing(np.random.default_rng(1))
+        agent.opponent_kinds = script["held_kinds"]("qwirkle_cards_v0", opponent)
+        for line in range(NUM_LINES):
+            missing = [k for k in LINE_KINDS[line] if not view.table[k]][:2]
+            truth = float(all(opponent[k] for k in missing))
+            assert agent.next_player_chance(view, missing) == truth
+
+
+def test_the_script_prints_a_win_rate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.syspath_prepend(str(RESULTS))
+    runs = (("qwirkle_cards_v0", "passes"), ("qwirkle_cards_v0", "hand"), ("qwirkle_v0", "hand"))
+    for env, variant in runs:
+        monkeypatch.setattr(sys, "argv", [SCRIPT.name, env, variant, "--games", "2"])
+        runpy.run_path(str(SCRIPT))["main"]()
+        out = capsys.readouterr().out
+        assert re.search(rf"^{env}: .* from '{variant}' against heuristic, 2 games: [\d.]+ \(", out)
+    monkeypatch.setattr(sys, "argv", [SCRIPT.name, "qwirkle_v0", "passes"])
+    with pytest.raises(ConfigError, match="qwirkle_cards_v0 only"):
+        runpy.run_path(str(SCRIPT))["main"]()
+
+
+def test_qwirkles_variant_reads_the_opponents_tiles(script: dict[str, Any]) -> None:
+    from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent, holds_all
+    from tabletop_rl.envs.qwirkle.model import QwirkleModel
+
+    model = QwirkleModel(2)
+    state = model.new_state(np.random.default_rng(5))
+    view = model.public_view(state, 0)
+    opponent = model.public_view(state, 1).hand
+    agent = script["QwirkleHandSeeing"](np.random.default_rng(0))
+    agent.opponent_kinds = script["held_kinds"]("qwirkle_v0", opponent)
+    heuristic = QwirkleHeuristicAgent(np.random.default_rng(0))
+    for missing in ([opponent[0]], [opponent[0], opponent[1]], [0, 1]):
+        truth = float(all(t in opponent for t in missing))
+        assert agent.next_player_chance(view, missing) == truth
+        estimate = holds_all(tuple(view.unseen[t] for t in missing), sum(view.unseen), 6)
+        assert heuristic.next_player_chance(view, missing) == pytest.approx(estimate)

@@ -201,10 +201,10 @@ to 74,662 entries at the default window; ``env.layout.decode`` names the new fie
   features=True)`` stays on the compiled batch, whose observations with features equal the feature
   model's (tested). Their cost on the compiled engine (``python
   benchmarks/qwirkle_features_cost.py --games 3 --rounds 3 --num-envs 64``: 1,224 positions of
-  random games, CPU time, best of 3 rounds, on the 2-core machine with evaluations running beside
-  it): per observation, the base ``observe`` 4.3 us, the legal mask the features read 3.1 us, the
-  feature writer 1,510.5 us, ``observe`` with features 1,665.1 us in all; per game step of a
-  batch of 64 games, 2.5 us without features and 1,830.9 us with them. The follow-ups
+  random games, CPU time, best of 3 rounds, the 2-core machine idle): per observation, the base
+  ``observe`` 3.7 us, the legal mask the features read 2.5 us, the feature writer 884.9 us,
+  ``observe`` with features 933.1 us in all; per game step of a batch of 64 games, 2.2 us
+  without features and 1,231.1 us with them. The follow-ups
   (``place_plan``, ``turn_plan``) are most of it: before them the same benchmark (``--games 20
   --rounds 5``, the machine idle) gave a feature writer of 83.7 us (72.3 us before ``place_net``
   and ``turn_net``, 16.0 us before ``place_best``) and 103.1 us per batch game step (95.0 us

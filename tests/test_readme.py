@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -83,24 +84,26 @@ ABLATION_CELLS = {
 }
 
 
+def _evaluation_cell(path: Path, opponent: str) -> str:
+    """A 1,000-game evaluation's row against ``opponent`` (``evaluate --out``'s CSV) as the
+    README's tables write it: win rate (Wilson 95% interval)."""
+    with open(path) as f:
+        row = next(r for r in csv.DictReader(f) if r["opponent"] == opponent)
+    assert row["games"] == "1000", (path, opponent)
+    rate, low, high = (float(row[k]) for k in ("win_rate", "ci_low", "ci_high"))
+    return f"{rate:.3f} ({low:.3f}–{high:.3f})"
+
+
 def test_the_readme_ablation_table_is_its_evaluations() -> None:
     """Each cell of the README's ablation table (from scratch, features, kickstarted, both)
     is the 1,000-game evaluation against greedy kept with that run's logs."""
-    import csv
-
     section = README.split("**Ablation at equal budgets**", 1)[1].split("\n\n", 2)[1]
     rows = re.findall(r"^\| `(\w+_v\d)` \|(.*)\|$", section, re.M)
     assert {name for name, _ in rows} == set(ABLATION_CELLS)
     for name, cells in rows:
         shown = [cell.strip() for cell in cells.split("|")]
-        measured = []
-        for path in ABLATION_CELLS[name]:
-            with open(ROOT / ABLATION_RUNS / path) as f:
-                row = next(r for r in csv.DictReader(f) if r["opponent"] == "greedy")
-            assert row["games"] == "1000", path
-            rate, low, high = (float(row[k]) for k in ("win_rate", "ci_low", "ci_high"))
-            measured.append(f"{rate:.3f} ({low:.3f}–{high:.3f})")
-        assert shown == measured, name
+        paths = [ROOT / ABLATION_RUNS / path for path in ABLATION_CELLS[name]]
+        assert shown == [_evaluation_cell(path, "greedy") for path in paths], name
 
 
 SHIPPED_RUNS = {
@@ -115,8 +118,6 @@ def test_the_readme_ppo_table_is_the_shipped_runs() -> None:
     """Each row of the README's PPO results table is the run whose policy ships: its learner
     steps are the shipped checkpoint's and the run's last logged update's, and its win rates
     the run's 1,000-game evaluation."""
-    import csv
-
     pytest.importorskip("torch")
     from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
 
@@ -131,12 +132,5 @@ def test_the_readme_ppo_table_is_the_shipped_runs() -> None:
             logged = list(csv.DictReader(f))[-1]["global_step"]
         shipped = load_checkpoint(f"pretrained/{name}")["global_step"]
         assert int(steps.replace(",", "")) == int(logged) == shipped, name
-        with open(run / "eval_1000.csv") as f:
-            evaluated = {r["opponent"]: r for r in csv.DictReader(f)}
-        measured = []
-        for opponent in ("random", "greedy", "heuristic"):
-            row = evaluated[opponent]
-            assert row["games"] == "1000", (name, opponent)
-            rate, low, high = (float(row[k]) for k in ("win_rate", "ci_low", "ci_high"))
-            measured.append(f"{rate:.3f} ({low:.3f}–{high:.3f})")
-        assert rates == measured, name
+        opponents = ("random", "greedy", "heuristic")
+        assert rates == [_evaluation_cell(run / "eval_1000.csv", o) for o in opponents], name

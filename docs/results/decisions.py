@@ -16,7 +16,7 @@ import numpy as np
 
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
 from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint
-from tabletop_rl.baselines.stats import win_credits
+from tabletop_rl.baselines.stats import wilson_interval, win_credits
 from tabletop_rl.envs import make
 from tabletop_rl.envs.core.model import GameModel
 
@@ -67,3 +67,13 @@ def play_against(
                 model.step(state, int(agent.act(obs, view)))
         credits[game] = win_credits(model.outcome(state).winners, 2)[seat]
     return credits
+
+
+def win_rate_text(credits: np.ndarray) -> str:
+    """``credits``' mean with its Wilson 95% interval, as the scripts print it.
+
+    >>> win_rate_text(np.array([1.0, 0.5, 0.0, 1.0]))
+    '0.625 (0.219-0.908)'
+    """
+    low, high = wilson_interval(float(credits.sum()), len(credits))
+    return f"{credits.mean():.3f} ({low:.3f}-{high:.3f})"

@@ -20,10 +20,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from decisions import play_against
+from decisions import play_against, win_rate_text
 
 from tabletop_rl.baselines.agents.feature_value import FeatureValueAgent
-from tabletop_rl.baselines.stats import wilson_interval
 from tabletop_rl.envs import make
 from tabletop_rl.envs.errors import ConfigError
 
@@ -59,10 +58,9 @@ def main() -> None:
         return agent.act(obs, view)
 
     credits = play_against(model, args.env, args.games, args.seed, decide, args.opponent)
-    low, high = wilson_interval(float(credits.sum()), args.games)
     print(
         f"{args.env}: {' '.join(args.weights)} against {args.opponent}, {args.games} games: "
-        f"{credits.mean():.3f} ({low:.3f}-{high:.3f})"
+        f"{win_rate_text(credits)}"
     )
 
 

@@ -33,11 +33,10 @@ from math import comb
 from typing import Any
 
 import numpy as np
-from decisions import play_against
+from decisions import play_against, win_rate_text
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
-from tabletop_rl.baselines.stats import wilson_interval
 from tabletop_rl.envs import make
 from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.qwirkle_cards.actions import CANNOT_PLAY, END_TURN
@@ -223,10 +222,9 @@ def main() -> None:
         return action
 
     credits = play_against(model, args.env, args.games, args.seed, decide, args.opponent)
-    low, high = wilson_interval(float(credits.sum()), args.games)
     print(
         f"{args.env}: the heuristic with its risk from {args.variant!r} against "
-        f"{args.opponent}, {args.games} games: {credits.mean():.3f} ({low:.3f}-{high:.3f})"
+        f"{args.opponent}, {args.games} games: {win_rate_text(credits)}"
     )
 
 

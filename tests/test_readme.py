@@ -60,8 +60,8 @@ def test_feature_sizes_in_the_readme_are_the_observations() -> None:
         assert make(name, raw=True, features=True).layout.size == int(size), name
 
 
-ABLATION_RUNS = Path("docs/results/ppo_runs")
-"""Where each cell of the README's ablation table was measured (``evaluate --out``)."""
+PPO_RUNS = Path("docs/results/ppo_runs")
+"""Where the training runs keep their logs and evaluations (``evaluate --out``)."""
 ABLATION_CELLS = {
     "liniell_v0": (
         "ablation_current/liniell_scratch/eval_greedy_1000.csv",
@@ -102,7 +102,7 @@ def test_the_readme_ablation_table_is_its_evaluations() -> None:
     assert {name for name, _ in rows} == set(ABLATION_CELLS)
     for name, cells in rows:
         shown = [cell.strip() for cell in cells.split("|")]
-        paths = [ROOT / ABLATION_RUNS / path for path in ABLATION_CELLS[name]]
+        paths = [ROOT / PPO_RUNS / path for path in ABLATION_CELLS[name]]
         assert shown == [_evaluation_cell(path, "greedy") for path in paths], name
 
 
@@ -127,7 +127,7 @@ def test_the_readme_ppo_table_is_the_shipped_runs() -> None:
     assert {name for name, _ in rows} == set(SHIPPED_RUNS)
     for name, cells in rows:
         _, _, steps, *rates = (cell.strip().strip("*") for cell in cells.split("|"))
-        run = ROOT / ABLATION_RUNS / SHIPPED_RUNS[name]
+        run = ROOT / PPO_RUNS / SHIPPED_RUNS[name]
         with open(run / "progress.csv") as f:
             logged = list(csv.DictReader(f))[-1]["global_step"]
         shipped = load_checkpoint(f"pretrained/{name}")["global_step"]

@@ -115,10 +115,8 @@ def held_kinds(env_name: str, hand: Sequence[int]) -> frozenset[int]:
 
 class PassReading(QwirkleCardsHeuristicAgent):
     """The heuristic with the risk corrected by the Qwirkles the opponent passed up (module
-    docstring).
-
-    Call :meth:`remember` with every action it plays (it notes the table it leaves).
-    """
+    docstring). It notes the table each of its turns leaves (a redraw's too) and reads the
+    opponent's turn since at its next decision."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         super().__init__(rng)
@@ -126,7 +124,8 @@ class PassReading(QwirkleCardsHeuristicAgent):
         """The table our last turn left, and the opponent's Qwirkles then."""
         self.may: list[int] | None = None
         """Per kind, the opponent's cards that may be that kind."""
-        self.read_at: Any = None
+        self.unread = True
+        """Whether the opponent has moved since :attr:`may` was updated."""
 
     def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
         if not missing or self.may is None:
@@ -135,12 +134,15 @@ class PassReading(QwirkleCardsHeuristicAgent):
         size = view.hand_sizes[opponent]
         return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
 
-    def plan(self, view: Any) -> Any:
-        key = (view.table, view.hand, view.first_turn)
-        if key != self.read_at:
-            self.read_at = key
+    def act(self, observation: Any, view: Any = None) -> int:
+        if self.unread:
             self.read_opponent_turn(view)
-        return super().plan(view)
+            self.unread = False
+        action = super().act(observation, view)
+        if action in (END_TURN, CANNOT_PLAY):
+            self.remember_turn(view, action)
+            self.unread = True
+        return action
 
     def read_opponent_turn(self, view: Any) -> None:
         """Update :attr:`may` from the opponent's turn since the table we left."""
@@ -161,9 +163,9 @@ class PassReading(QwirkleCardsHeuristicAgent):
             played if k in lacked else min(size, m + played) for k, m in enumerate(self.may)
         ]
 
-    def remember(self, view: Any, action: int) -> None:
-        if action not in (END_TURN, CANNOT_PLAY):
-            return
+    def remember_turn(self, view: Any, action: int) -> None:
+        """Note the table our turn ending with ``action`` leaves, and the opponent's
+        Qwirkles."""
         opponent = (view.player + 1) % len(view.hand_sizes)
         table = view.table
         if action == END_TURN:
@@ -216,10 +218,7 @@ def main() -> None:
         if isinstance(agent, SeesHand):
             opponent = (view.player + 1) % model.num_players
             agent.opponent_kinds = held_kinds(args.env, model.public_view(state, opponent).hand)
-        action = int(agent.act(obs, view))
-        if isinstance(agent, PassReading):
-            agent.remember(view, action)
-        return action
+        return int(agent.act(obs, view))
 
     credits = play_against(model, args.env, args.games, args.seed, decide, args.opponent)
     print(

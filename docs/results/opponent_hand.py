@@ -167,11 +167,16 @@ class PassReading(QwirkleCardsHeuristicAgent):
         """Note the table our turn ending with ``action`` leaves, and the opponent's
         Qwirkles."""
         opponent = (view.player + 1) % len(view.hand_sizes)
-        table = view.table
-        if action == END_TURN:
-            gone = qwirkle_cards(view.taken)
-            table = tuple(t + p - g for t, p, g in zip(view.table, view.played, gone, strict=True))
-        self.left = (table, view.qwirkles[opponent])
+        self.left = (table_left(view, action), view.qwirkles[opponent])
+
+
+def table_left(view: Any, action: int) -> tuple[int, ...]:
+    """The table (36 counts) that the turn in ``view`` leaves when it ends with ``action``
+    (``END_TURN``: its cards played, its Qwirkles gone; ``CANNOT_PLAY``: unchanged)."""
+    if action != END_TURN:
+        return tuple(view.table)
+    gone = qwirkle_cards(view.taken)
+    return tuple(t + p - g for t, p, g in zip(view.table, view.played, gone, strict=True))
 
 
 def passed_up(table: Sequence[int]) -> set[int]:

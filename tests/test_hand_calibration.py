@@ -1,0 +1,98 @@
+"""docs/results/hand_calibration.py: its facts agree with the rules engine, its held-out
+model finds information the chance leaves out when there is some, and the script runs."""
+
+from __future__ import annotations
+
+import re
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
+from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS
+from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
+from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+SCRIPT = RESULTS / "hand_calibration.py"
+
+
+@pytest.fixture(scope="module")
+def script() -> dict[str, Any]:
+    sys.path.insert(0, str(RESULTS))  # as when run: the script's folder on the path
+    try:
+        return runpy.run_path(str(SCRIPT))
+    finally:
+        sys.path.remove(str(RESULTS))
+
+
+def test_the_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
+    model = QwirkleCardsModel(2)
+    agent = QwirkleCardsHeuristicAgent(np.random.default_rng(0))
+    state = model.new_state(np.random.default_rng(0))
+    tables = []
+    while not model.is_over(state):
+        player = model.current_player(state)
+        view = model.public_view(state, player)
+        if not any(view.played) and not any(view.taken):
+            tables.append(tuple(view.table))
+        obs = {"observation": model.observe(state, player), "action_mask": model.legal_mask(state)}
+        model.step(state, agent.act(obs, view))
+    facts = script["FACTS"]
+    playable, on_table, five = (facts.index(f) for f in ("playable", "on table", "line of 5"))
+    checked = 0
+    for table in tables[1::3]:
+        got = script["kind_facts"](table, table)
+        for k in range(NUM_KINDS):
+            one = tuple(int(j == k) for j in range(NUM_KINDS))
+            rules = table[k] < 3 and bool(legal_turns(table, one, first_turn=False))
+            assert got[k, playable] == rules, (table, k)
+            assert got[k, on_table] == (table[k] > 0)
+            lines = [line for line in LINE_KINDS if k in line]
+            longest = max(sum(1 for j in line if j != k and table[j]) for line in lines)
+            assert got[k, five] == (longest == 5)
+            checked += rules
+    assert checked > 0  # some kinds could be played
+    # without the opponent's table the facts about its choice are unknown: 0
+    assert not script["kind_facts"](table, None)[:, playable].any()
+
+
+def test_the_held_out_model_finds_information_the_chance_leaves_out(
+    script: dict[str, Any],
+) -> None:
+    rng = np.random.default_rng(0)
+    n = 6000
+    facts = rng.integers(0, 2, (n, len(script["FACTS"]))).astype(float)
+    chance = rng.uniform(0.1, 0.6, n)
+    games = rng.integers(0, 100, n).astype(float)
+    # calibrated chances: the model cannot beat them by much
+    holds = (rng.random(n) < chance).astype(float)
+    rows = np.column_stack([games, chance, holds, facts])
+    loss = _losses(script["report"](rows)[-1])
+    assert loss[1] == pytest.approx(loss[0], abs=0.01)
+    # a kind "passed up" is never held: the model finds it, the chance does not
+    passed = script["FACTS"].index("passed up")
+    rows[:, 2] = np.where(facts[:, passed] == 1, 0.0, holds)
+    loss = _losses(script["report"](rows)[-1])
+    assert loss[1] < loss[0] - 0.05
+
+
+def _losses(line: str) -> tuple[float, float]:
+    found = re.findall(r"\d+\.\d{4}", line)
+    assert len(found) == 2, line
+    return float(found[0]), float(found[1])
+
+
+def test_the_script_prints_its_table(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.syspath_prepend(str(RESULTS))
+    monkeypatch.setattr(sys, "argv", [SCRIPT.name, "--games", "2"])
+    runpy.run_path(str(SCRIPT))["main"]()
+    out = capsys.readouterr().out
+    assert re.search(r"^all kinds +0\.\d{3} +0\.\d{3} +\d+$", out, re.M)
+    assert "log loss on held-out games" in out

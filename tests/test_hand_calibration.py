@@ -4,9 +4,7 @@ model finds information the chance leaves out when there is some, and the script
 from __future__ import annotations
 
 import re
-import runpy
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,17 +15,12 @@ from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS
 from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
-SCRIPT = RESULTS / "hand_calibration.py"
+SCRIPT = "hand_calibration.py"
 
 
 @pytest.fixture(scope="module")
-def script() -> dict[str, Any]:
-    sys.path.insert(0, str(RESULTS))  # as when run: the script's folder on the path
-    try:
-        return runpy.run_path(str(SCRIPT))
-    finally:
-        sys.path.remove(str(RESULTS))
+def script(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    return results_script(SCRIPT)
 
 
 def test_the_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
@@ -87,12 +80,7 @@ def _losses(line: str) -> tuple[float, float]:
     return float(found[0]), float(found[1])
 
 
-def test_the_script_prints_its_table(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.syspath_prepend(str(RESULTS))
-    monkeypatch.setattr(sys, "argv", [SCRIPT.name, "--games", "2"])
-    runpy.run_path(str(SCRIPT))["main"]()
-    out = capsys.readouterr().out
+def test_the_script_prints_its_table(run_results_script: Callable[..., str]) -> None:
+    out = run_results_script(SCRIPT, "--games", "2")
     assert re.search(r"^all kinds +0\.\d{3} +0\.\d{3} +\d+$", out, re.M)
     assert "log loss on held-out games" in out

@@ -4,9 +4,7 @@ passed-up kinds are the rules engine's one-card Qwirkles, and the script runs.""
 from __future__ import annotations
 
 import re
-import runpy
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,17 +19,12 @@ from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINE
 from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
-SCRIPT = RESULTS / "opponent_hand.py"
+SCRIPT = "opponent_hand.py"
 
 
 @pytest.fixture(scope="module")
-def script() -> dict[str, Any]:
-    sys.path.insert(0, str(RESULTS))  # as when run: the script's folder on the path
-    try:
-        return runpy.run_path(str(SCRIPT))
-    finally:
-        sys.path.remove(str(RESULTS))
+def script(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    return results_script(SCRIPT)
 
 
 @pytest.fixture(scope="module")
@@ -109,19 +102,13 @@ def test_the_variants_plan_the_heuristics_turns_when_their_chance_agrees(
             assert agent.next_player_chance(view, missing) == truth
 
 
-def test_the_script_prints_a_win_rate(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.syspath_prepend(str(RESULTS))
+def test_the_script_prints_a_win_rate(run_results_script: Callable[..., str]) -> None:
     runs = (("qwirkle_cards_v0", "passes"), ("qwirkle_cards_v0", "hand"), ("qwirkle_v0", "hand"))
     for env, variant in runs:
-        monkeypatch.setattr(sys, "argv", [SCRIPT.name, env, variant, "--games", "2"])
-        runpy.run_path(str(SCRIPT))["main"]()
-        out = capsys.readouterr().out
+        out = run_results_script(SCRIPT, env, variant, "--games", "2")
         assert re.search(rf"^{env}: .* from '{variant}' against heuristic, 2 games: [\d.]+ \(", out)
-    monkeypatch.setattr(sys, "argv", [SCRIPT.name, "qwirkle_v0", "passes"])
     with pytest.raises(ConfigError, match="qwirkle_cards_v0 only"):
-        runpy.run_path(str(SCRIPT))["main"]()
+        run_results_script(SCRIPT, "qwirkle_v0", "passes")
 
 
 def test_qwirkles_variant_reads_the_opponents_tiles(script: dict[str, Any]) -> None:

@@ -4,9 +4,7 @@ on a shipped policy and report every kind of decision it made."""
 from __future__ import annotations
 
 import re
-import runpy
-import sys
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -14,24 +12,16 @@ from tabletop_rl.envs.errors import ConfigError
 
 pytest.importorskip("torch")
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
-
-def run_on_liniell(
-    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *extra: str
-) -> str:
+def run_on_liniell(script: str, run: Callable[..., str], *extra: str) -> str:
     """What ``python docs/results/SCRIPT pretrained/liniell_v0 EXTRA... --games 2`` prints."""
-    monkeypatch.syspath_prepend(str(RESULTS))  # as when run: the script's folder on the path
-    argv = [script, "pretrained/liniell_v0", *extra, "--games", "2"]
-    monkeypatch.setattr(sys, "argv", argv)
-    runpy.run_path(str(RESULTS / script))["main"]()
-    return capsys.readouterr().out
+    return run(script, "pretrained/liniell_v0", *extra, "--games", "2")
 
 
 def test_teacher_agreement_counts_each_kind_of_decision(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_results_script: Callable[..., str],
 ) -> None:
-    out = run_on_liniell("teacher_agreement.py", monkeypatch, capsys)
+    out = run_on_liniell("teacher_agreement.py", run_results_script)
     rows = re.findall(r"  (\w+): (\d+) decisions, several .* at ([\d.]+), .* at ([\d.]+)", out)
     assert {name for name, *_ in rows} >= {"lay"}, out
     for _, n, several, agree in rows:
@@ -39,9 +29,9 @@ def test_teacher_agreement_counts_each_kind_of_decision(
 
 
 def test_policy_confidence_reports_how_sure_each_decision_is(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_results_script: Callable[..., str],
 ) -> None:
-    out = run_on_liniell("policy_confidence.py", monkeypatch, capsys)
+    out = run_on_liniell("policy_confidence.py", run_results_script)
     rows = re.findall(
         r"  (\w+): (\d+) decisions, (\d+) with a choice, mean entropy ([\d.]+) nats, "
         r"most probable action p > 0.99: ([\d.]+), p > 0.999: ([\d.]+)",
@@ -54,9 +44,9 @@ def test_policy_confidence_reports_how_sure_each_decision_is(
 
 
 def test_feature_choice_compares_the_policy_with_a_field_and_the_teacher(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_results_script: Callable[..., str],
 ) -> None:
-    out = run_on_liniell("feature_choice.py", monkeypatch, capsys, "lay_turn_margin")
+    out = run_on_liniell("feature_choice.py", run_results_script, "lay_turn_margin")
     rows = re.findall(
         r"  (\w+): (\d+) decisions: teacher ([\d.]+), value ([\d.]+), value meets teacher "
         r"([\d.]+), value within teacher ([\d.]+); split (\d+) of (\d+) disagreements",
@@ -73,36 +63,32 @@ def test_feature_choice_compares_the_policy_with_a_field_and_the_teacher(
 
 
 def test_feature_choice_names_the_fields_it_can_read(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_results_script: Callable[..., str],
 ) -> None:
     with pytest.raises(
         ConfigError, match="'board' is not a feature field that scores actions.*lay_gain"
     ):
-        run_on_liniell("feature_choice.py", monkeypatch, capsys, "board")
+        run_on_liniell("feature_choice.py", run_results_script, "board")
 
 
-def run_value_agent(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *args: str
-) -> str:
-    monkeypatch.syspath_prepend(str(RESULTS))
-    monkeypatch.setattr(sys, "argv", ["feature_value_agent.py", "liniell_v0", *args])
-    runpy.run_path(str(RESULTS / "feature_value_agent.py"))["main"]()
-    return capsys.readouterr().out
+def run_value_agent(run: Callable[..., str], *args: str) -> str:
+    """What ``python docs/results/feature_value_agent.py liniell_v0 ARGS...`` prints."""
+    return run("feature_value_agent.py", "liniell_v0", *args)
 
 
 def test_a_value_agent_of_greedys_fields_wins_as_often_as_greedy(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_results_script: Callable[..., str],
 ) -> None:
     """Greedy's own values as the weighted sum (its turn margins, weight 1) make an agent
     that plays greedy's choices: against greedy it wins about half its games."""
     margins = ["lay_turn_margin=1", "occupy_turn_margin=1", "skip_turn_margin=1"]
-    out = run_value_agent(monkeypatch, capsys, *margins, "--games", "40", "--seed", "3")
+    out = run_value_agent(run_results_script, *margins, "--games", "40", "--seed", "3")
     rate, low, high = map(float, re.findall(r"40 games: ([\d.]+) \(([\d.]+)-([\d.]+)\)", out)[0])
     assert low <= 0.5 <= high and 0.3 <= rate <= 0.7, out
 
 
 def test_a_value_agent_refuses_a_malformed_weight(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    run_results_script: Callable[..., str],
 ) -> None:
     with pytest.raises(ConfigError, match="bad field weight 'lay_gain'; write FIELD=WEIGHT"):
-        run_value_agent(monkeypatch, capsys, "lay_gain")
+        run_value_agent(run_results_script, "lay_gain")

@@ -5,9 +5,7 @@ the script runs."""
 from __future__ import annotations
 
 import re
-import runpy
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,17 +15,12 @@ from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
 from tabletop_rl.envs.qwirkle.actions import Place
 from tabletop_rl.envs.qwirkle.model import QwirkleModel
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
-SCRIPT = RESULTS / "qwirkle_teachers.py"
+SCRIPT = "qwirkle_teachers.py"
 
 
 @pytest.fixture(scope="module")
-def script() -> dict[str, Any]:
-    sys.path.insert(0, str(RESULTS))  # as when run: the script's folder on the path
-    try:
-        return runpy.run_path(str(SCRIPT))
-    finally:
-        sys.path.remove(str(RESULTS))
+def script(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    return results_script(SCRIPT)
 
 
 @pytest.fixture(scope="module")
@@ -137,12 +130,7 @@ def test_before_the_bag_empties_the_variants_value_as_the_heuristic(
     assert raised > 0  # some kept tiles score next
 
 
-def test_the_script_prints_a_win_rate(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.syspath_prepend(str(RESULTS))
+def test_the_script_prints_a_win_rate(run_results_script: Callable[..., str]) -> None:
     for variant in ("plan", "plan+endgame", "heuristic+follow-up"):
-        monkeypatch.setattr(sys, "argv", [SCRIPT.name, variant, "--games", "2"])
-        runpy.run_path(str(SCRIPT))["main"]()
-        out = capsys.readouterr().out
+        out = run_results_script(SCRIPT, variant, "--games", "2")
         assert re.search(rf"^qwirkle_v0: {re.escape(variant)} against heuristic, 2 games: ", out)

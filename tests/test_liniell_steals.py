@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-import runpy
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tabletop_rl.baselines.replay import record_game
 
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "results" / "liniell_steals.py"
 
-
-def test_steal_counts_of_both_sides_agree(tmp_path: Path) -> None:
-    steal_table = runpy.run_path(str(SCRIPT))["steal_table"]
+def test_steal_counts_of_both_sides_agree(
+    tmp_path: Path, results_script: Callable[[str], dict[str, Any]]
+) -> None:
+    steal_table = results_script("liniell_steals.py")["steal_table"]
     games = tmp_path / "games.jsonl"
     records = [
         record_game("liniell_v0", ["greedy", "random"][:: 1 if s % 2 else -1], seed=s)

@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
+from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
+from tabletop_rl.envs.qwirkle.model import QwirkleModel
+from tabletop_rl.envs.qwirkle.moves import legal_moves
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS
 from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
@@ -23,7 +26,7 @@ def script(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
     return results_script(SCRIPT)
 
 
-def test_the_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
+def test_the_card_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
     model = QwirkleCardsModel(2)
     agent = QwirkleCardsHeuristicAgent(np.random.default_rng(0))
     state = model.new_state(np.random.default_rng(0))
@@ -35,7 +38,7 @@ def test_the_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
             tables.append(tuple(view.table))
         obs = {"observation": model.observe(state, player), "action_mask": model.legal_mask(state)}
         model.step(state, agent.act(obs, view))
-    facts = script["FACTS"]
+    facts = script["CARD_FACTS"]
     playable, on_table, five = (facts.index(f) for f in ("playable", "on table", "line of 5"))
     checked = 0
     for table in tables[1::3]:
@@ -54,23 +57,55 @@ def test_the_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
     assert not script["kind_facts"](table, None)[:, playable].any()
 
 
+def test_the_tile_facts_agree_with_the_rules_engine(script: dict[str, Any]) -> None:
+    model = QwirkleModel(2)
+    agent = QwirkleHeuristicAgent(np.random.default_rng(0))
+    state = model.new_state(np.random.default_rng(0))
+    boards = []
+    while not model.is_over(state):
+        player = model.current_player(state)
+        view = model.public_view(state, player)
+        if not view.laid_this_turn and not view.first_turn:
+            boards.append(view.board)
+        obs = {"observation": model.observe(state, player), "action_mask": model.legal_mask(state)}
+        model.step(state, agent.act(obs, view))
+    facts = script["TILE_FACTS"]
+    fits, passed, played = (facts.index(f) for f in ("fits", "passed up", "just played"))
+    offered = 0
+    for board, later in zip(boards[::4], boards[1::4], strict=False):
+        got = script["tile_facts"](later, board)
+        for k in range(36):
+            moves = legal_moves(board, [k])
+            assert got[k, fits] == bool(moves), k
+            # one tile scores 12 or more only by completing a line of six: a Qwirkle
+            qwirkle = any(board.points(m) >= 12 for m in moves)
+            assert got[k, passed] == qwirkle, k
+            offered += qwirkle
+            more = sum(t == k for t in later.tiles.values()) > sum(
+                t == k for t in board.tiles.values()
+            )
+            assert got[k, played] == more
+    assert offered > 0  # some boards offered a Qwirkle
+
+
 def test_the_held_out_model_finds_information_the_chance_leaves_out(
     script: dict[str, Any],
 ) -> None:
     rng = np.random.default_rng(0)
     n = 6000
-    facts = rng.integers(0, 2, (n, len(script["FACTS"]))).astype(float)
+    names = script["CARD_FACTS"]
+    facts = rng.integers(0, 2, (n, len(names))).astype(float)
     chance = rng.uniform(0.1, 0.6, n)
     games = rng.integers(0, 100, n).astype(float)
     # calibrated chances: the model cannot beat them by much
     holds = (rng.random(n) < chance).astype(float)
     rows = np.column_stack([games, chance, holds, facts])
-    loss = _losses(script["report"](rows)[-1])
+    loss = _losses(script["report"](rows, names)[-1])
     assert loss[1] == pytest.approx(loss[0], abs=0.01)
     # a kind "passed up" is never held: the model finds it, the chance does not
-    passed = script["FACTS"].index("passed up")
+    passed = names.index("passed up")
     rows[:, 2] = np.where(facts[:, passed] == 1, 0.0, holds)
-    loss = _losses(script["report"](rows)[-1])
+    loss = _losses(script["report"](rows, names)[-1])
     assert loss[1] < loss[0] - 0.05
 
 
@@ -81,6 +116,8 @@ def _losses(line: str) -> tuple[float, float]:
 
 
 def test_the_script_prints_its_table(run_results_script: Callable[..., str]) -> None:
-    out = run_results_script(SCRIPT, "--games", "2")
-    assert re.search(r"^all kinds +0\.\d{3} +0\.\d{3} +\d+$", out, re.M)
-    assert "log loss on held-out games" in out
+    for env in ("qwirkle_cards_v0", "qwirkle_v0"):
+        out = run_results_script(SCRIPT, env, "--games", "2")
+        assert out.startswith(f"{env}: the heuristic's chance")
+        assert re.search(r"^all kinds +0\.\d{3} +0\.\d{3} +\d+$", out, re.M)
+        assert "log loss on held-out games" in out

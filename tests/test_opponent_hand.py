@@ -14,7 +14,6 @@ from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import (
     QwirkleCardsHeuristicAgent,
     hand_holds_all,
 )
-from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
@@ -103,12 +102,42 @@ def test_the_variants_plan_the_heuristics_turns_when_their_chance_agrees(
 
 
 def test_the_script_prints_a_win_rate(run_results_script: Callable[..., str]) -> None:
-    runs = (("qwirkle_cards_v0", "passes"), ("qwirkle_cards_v0", "hand"), ("qwirkle_v0", "hand"))
-    for env, variant in runs:
-        out = run_results_script(SCRIPT, env, variant, "--games", "2")
-        assert re.search(rf"^{env}: .* from '{variant}' against heuristic, 2 games: [\d.]+ \(", out)
-    with pytest.raises(ConfigError, match="qwirkle_cards_v0 only"):
-        run_results_script(SCRIPT, "qwirkle_v0", "passes")
+    for env in ("qwirkle_cards_v0", "qwirkle_v0"):
+        for variant in ("hand", "passes"):
+            out = run_results_script(SCRIPT, env, variant, "--games", "2")
+            assert re.search(
+                rf"^{env}: .* from '{variant}' against heuristic, 2 games: [\d.]+ \(", out
+            )
+
+
+def test_qwirkles_pass_reader_notes_the_board_it_leaves_and_starts_as_the_heuristic(
+    script: dict[str, Any],
+) -> None:
+    from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
+    from tabletop_rl.envs.qwirkle.model import QwirkleModel
+
+    model = QwirkleModel(2)
+    state = model.new_state(np.random.default_rng(3))
+    reader = script["TilePassReading"](np.random.default_rng(0))
+    heuristic = QwirkleHeuristicAgent(np.random.default_rng(0))
+    turns = 0
+    while not model.is_over(state) and turns < 12:
+        player = model.current_player(state)
+        view = model.public_view(state, player)
+        obs = {"observation": model.observe(state, player), "action_mask": model.legal_mask(state)}
+        if player == 1 or view.first_turn:
+            model.step(state, heuristic.act(obs, view))
+            continue
+        if reader.may is None and not view.laid_this_turn:
+            # nothing learnt yet: the heuristic's values
+            assert reader.move_candidates(view) == heuristic.move_candidates(view)
+        action = reader.act(obs, view)
+        model.step(state, action)
+        if action >= view.codec.end:  # the turn ended: the board it noted is the game's
+            turns += 1
+            board = model.public_view(state, 1).board
+            assert reader.left is not None and dict(reader.left.tiles) == dict(board.tiles)
+    assert turns >= 5
 
 
 def test_qwirkles_variant_reads_the_opponents_tiles(script: dict[str, Any]) -> None:

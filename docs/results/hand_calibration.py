@@ -22,7 +22,8 @@ In Qwirkle (``TILE_FACTS``):
 - ``on board``: tiles of the kind lie on the board;
 - ``fits``: it may be laid alone somewhere on the board the opponent faced;
 - ``passed up``: laid alone on that board it completes a line of five, a Qwirkle the opponent
-  did not take (the heuristic takes one unless another move is worth more);
+  did not take (``opponent_hand.qwirkles_offered``; the heuristic takes one unless another
+  move is worth more);
 - ``just played``: more tiles of it lie on the board than on the board the opponent faced.
 
 It prints, per group, the mean chance, the observed frequency and the count, then the log
@@ -42,20 +43,13 @@ from typing import Any
 
 import numpy as np
 from decisions import play_against
-from opponent_hand import held_kinds, passed_up, table_left
+from opponent_hand import board_left, held_kinds, passed_up, qwirkles_offered, table_left
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
-from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent, laid_placements
+from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
 from tabletop_rl.envs import make
-from tabletop_rl.envs.qwirkle.board import (
-    QWIRKLE_LENGTH,
-    Board,
-    fits_alone,
-    missing_tiles,
-    run_tiles,
-)
+from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.tiles import NUM_KINDS as NUM_TILE_KINDS
-from tabletop_rl.envs.qwirkle.tiles import Tile
 from tabletop_rl.envs.qwirkle_cards.actions import CANNOT_PLAY, END_TURN
 from tabletop_rl.envs.qwirkle_cards.cards import COPIES, LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
@@ -91,24 +85,6 @@ def kind_facts(table: tuple[int, ...], faced: tuple[int, ...] | None) -> np.ndar
             out[k, 2] = k in passed
             out[k, 5] = table[k] > faced[k]
     return out
-
-
-def qwirkles_offered(board: Board) -> set[Tile]:
-    """The tile kinds that take a Qwirkle on ``board`` laid alone: each the one kind a line of
-    five lacks, where it fits one of the line's two ends."""
-    tiles = board.tiles
-    kinds = set()
-    for (r, c), _ in tiles.items():
-        for dr, dc in ((0, 1), (1, 0)):
-            if (r - dr, c - dc) in tiles:
-                continue  # not the first tile of its run
-            line, low, high = run_tiles(tiles, {}, r, c, dr, dc)
-            if len(line) != QWIRKLE_LENGTH - 1:
-                continue
-            (kind,) = missing_tiles(line)
-            if any(fits_alone(tiles, {}, end, kind) for end in (low, high)):
-                kinds.add(kind)
-    return kinds
 
 
 def tile_facts(board: Board, faced: Board | None) -> np.ndarray:
@@ -148,12 +124,7 @@ def faced_after(env: str, view: Any, action: int) -> Any:
     the board it leaves; None when ``action`` does not end the turn."""
     if env == CARDS:
         return table_left(view, action) if action in (END_TURN, CANNOT_PLAY) else None
-    if action < view.codec.end:
-        return None
-    board = view.board.copy()
-    if action == view.codec.end:
-        board.lay(sorted(laid_placements(view)))
-    return board
+    return board_left(view, action) if action >= view.codec.end else None
 
 
 def collect(env: str, games: int, seed: int) -> np.ndarray:

@@ -11,13 +11,18 @@ a hypergeometric estimate over what the player cannot see (the agents'
 - ``hand`` (both games): the chance is 1 when the opponent's actual hand holds every missing
   kind and 0 otherwise. The variant reads the hidden hand, which no player can: it measures
   what the information is worth, the most any estimate of the risk could gain.
-- ``passes`` (Qwirkle Cards): the estimate corrected by the public record of the Qwirkles the
+- ``passes`` (both games): the estimate corrected by the public record of the Qwirkles the
   opponent passed up. When the table the opponent faced lacked one kind of a line, taking that
   line's Qwirkle with one card of it would have left a valid table, and the opponent took no
   Qwirkle that turn, its hand (the heuristic takes the most Qwirkles it can) held no card of
   that kind: from then on only the cards it has drawn since may be that kind. For every kind
   the variant counts the opponent's cards that may be it (the whole hand when nothing was
   learnt; a new hand after a redraw) and draws that many from the unseen cards for the chance.
+  In Qwirkle the same with the Qwirkles the opponent left on the board it faced: a line of
+  five whose missing kind fits one of its ends alone, not completed in a turn that laid no
+  tile of that kind, means its rack held none (the heuristic takes a Qwirkle unless another
+  move is worth more), but for the tiles it drew after the turn; an exchange or a pass tells
+  nothing about what it drew.
 
 ``python docs/results/opponent_hand.py qwirkle_cards_v0 hand --games 1000`` prints the
 variant's win rate with its Wilson 95% interval; the deals and the opponent's ties come from
@@ -27,6 +32,7 @@ variant's win rate with its Wilson 95% interval; the deals and the opponent's ti
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from math import comb
@@ -36,9 +42,15 @@ import numpy as np
 from decisions import play_against, win_rate_text
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
-from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
+from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent, laid_placements
 from tabletop_rl.envs import make
-from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.qwirkle.board import (
+    QWIRKLE_LENGTH,
+    Board,
+    fits_alone,
+    missing_tiles,
+    run_tiles,
+)
 from tabletop_rl.envs.qwirkle_cards.actions import CANNOT_PLAY, END_TURN
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
@@ -196,6 +208,82 @@ def passed_up(table: Sequence[int]) -> set[int]:
     return kinds
 
 
+class TilePassReading(QwirkleHeuristicAgent):
+    """Qwirkle's heuristic with the risk corrected by the Qwirkles the opponent left on the
+    board it faced (module docstring). It notes the board each of its turns leaves and reads
+    the opponent's turn since at its next decision."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        super().__init__(rng)
+        self.left: Board | None = None
+        """The board our last turn left."""
+        self.may: list[int] | None = None
+        """Per tile kind, the opponent's tiles that may be that kind."""
+        self.unread = True
+        """Whether the opponent has moved since :attr:`may` was updated."""
+
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        if not missing or self.may is None:
+            return super().next_player_chance(view, missing)
+        size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
+        return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
+
+    def act(self, observation: Any, view: Any = None) -> int:
+        if self.unread:
+            self.read_opponent_turn(view)
+            self.unread = False
+        action = super().act(observation, view)
+        if action >= view.codec.end:  # the turn ends: its move, an exchange or a pass
+            self.left = board_left(view, action)
+            self.unread = True
+        return action
+
+    def read_opponent_turn(self, view: Any) -> None:
+        """Update :attr:`may` from the opponent's turn since the board we left."""
+        size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
+        if self.may is None or self.left is None:
+            self.may = [size] * len(view.unseen)
+            return
+        before = Counter(self.left.tiles.values())
+        now = Counter(view.board.tiles.values())
+        laid = len(view.board) - len(self.left)
+        if laid == 0:  # an exchange or a pass: what it drew is unknown
+            self.may = [size] * len(view.unseen)
+            return
+        offered = qwirkles_offered(self.left)
+        self.may = [
+            laid if k in offered and now[k] == before[k] else min(size, m + laid)
+            for k, m in enumerate(self.may)
+        ]
+
+
+def board_left(view: Any, action: int) -> Board:
+    """The board that the Qwirkle turn in ``view`` leaves when it ends with ``action`` (the
+    end of the turn: its tiles laid; an exchange or a pass: unchanged)."""
+    board = view.board.copy()
+    if action == view.codec.end:
+        board.lay(sorted(laid_placements(view)))
+    return board
+
+
+def qwirkles_offered(board: Board) -> set[int]:
+    """The tile kinds that take a Qwirkle on ``board`` laid alone: each the one kind a line of
+    five lacks, where it fits one of the line's two ends."""
+    tiles = board.tiles
+    kinds = set()
+    for r, c in tiles:
+        for dr, dc in ((0, 1), (1, 0)):
+            if (r - dr, c - dc) in tiles:
+                continue  # not the first tile of its run
+            line, low, high = run_tiles(tiles, {}, r, c, dr, dc)
+            if len(line) != QWIRKLE_LENGTH - 1:
+                continue
+            (kind,) = missing_tiles(line)
+            if any(fits_alone(tiles, {}, end, kind) for end in (low, high)):
+                kinds.add(kind)
+    return kinds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("env", choices=(CARDS, QWIRKLE))
@@ -204,8 +292,6 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
-    if args.variant == "passes" and args.env != CARDS:
-        raise ConfigError(f"the 'passes' variant reads Qwirkles passed up: {CARDS} only")
     model = make(args.env, raw=True, num_players=2).model
     ties = np.random.default_rng([args.seed, 4])
     current: dict[str, Any] = {}
@@ -214,7 +300,8 @@ def main() -> None:
         if current.get("state") is not state:  # a new game: a fresh agent
             current["state"] = state
             if args.variant == "passes":
-                current["agent"] = PassReading(ties)
+                reader = PassReading if args.env == CARDS else TilePassReading
+                current["agent"] = reader(ties)
             elif args.env == CARDS:
                 current["agent"] = CardsHandSeeing(ties)
             else:

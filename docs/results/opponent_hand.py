@@ -32,6 +32,7 @@ variant's win rate with its Wilson 95% interval; the deals and the opponent's ti
 from __future__ import annotations
 
 import argparse
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -125,36 +126,57 @@ def held_kinds(env_name: str, hand: Sequence[int]) -> frozenset[int]:
     return frozenset(hand)
 
 
-class PassReading(QwirkleCardsHeuristicAgent):
-    """The heuristic with the risk corrected by the Qwirkles the opponent passed up (module
-    docstring). It notes the table each of its turns leaves (a redraw's too) and reads the
-    opponent's turn since at its next decision."""
+class ReadsPasses(ABC):
+    """Mixin for a heuristic agent: the risk drawn, per kind, from only the opponent's cards
+    that may be it (:attr:`may`). The agent notes what each of its turns leaves
+    (``remember_turn``, when ``ends_turn``) and reads the opponent's turn since
+    (``read_opponent_turn``) at its next decision."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        super().__init__(rng)
-        self.left: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-        """The table our last turn left, and the opponent's Qwirkles then."""
-        self.may: list[int] | None = None
-        """Per kind, the opponent's cards that may be that kind."""
-        self.unread = True
-        """Whether the opponent has moved since :attr:`may` was updated."""
+    may: list[int] | None = None
+    """Per kind, the opponent's cards that may be that kind (None: nothing read yet)."""
+    unread: bool = True
+    """Whether the opponent has moved since :attr:`may` was updated."""
 
     def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
         if not missing or self.may is None:
-            return super().next_player_chance(view, missing)
-        opponent = (view.player + 1) % len(view.hand_sizes)
-        size = view.hand_sizes[opponent]
+            return super().next_player_chance(view, missing)  # type: ignore[misc]
+        size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
         return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
 
     def act(self, observation: Any, view: Any = None) -> int:
         if self.unread:
             self.read_opponent_turn(view)
             self.unread = False
-        action = super().act(observation, view)
-        if action in (END_TURN, CANNOT_PLAY):
+        action = super().act(observation, view)  # type: ignore[misc]
+        if self.ends_turn(view, action):
             self.remember_turn(view, action)
             self.unread = True
         return action
+
+    @abstractmethod
+    def ends_turn(self, view: Any, action: int) -> bool:
+        """Whether ``action`` ends the agent's turn."""
+
+    @abstractmethod
+    def remember_turn(self, view: Any, action: int) -> None:
+        """Note what the turn ending with ``action`` leaves the opponent."""
+
+    @abstractmethod
+    def read_opponent_turn(self, view: Any) -> None:
+        """Update :attr:`may` from the opponent's turn since."""
+
+
+class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
+    """Qwirkle Cards' heuristic with the risk corrected by the Qwirkles the opponent passed up
+    (module docstring), read off the table each of its turns leaves (a redraw's too)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        super().__init__(rng)
+        self.left: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        """The table our last turn left, and the opponent's Qwirkles then."""
+
+    def ends_turn(self, view: Any, action: int) -> bool:
+        return action in (END_TURN, CANNOT_PLAY)
 
     def read_opponent_turn(self, view: Any) -> None:
         """Update :attr:`may` from the opponent's turn since the table we left."""
@@ -208,35 +230,21 @@ def passed_up(table: Sequence[int]) -> set[int]:
     return kinds
 
 
-class TilePassReading(QwirkleHeuristicAgent):
+class TilePassReading(ReadsPasses, QwirkleHeuristicAgent):
     """Qwirkle's heuristic with the risk corrected by the Qwirkles the opponent left on the
-    board it faced (module docstring). It notes the board each of its turns leaves and reads
-    the opponent's turn since at its next decision."""
+    board it faced (module docstring), read off the board each of its turns leaves."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         super().__init__(rng)
         self.left: Board | None = None
         """The board our last turn left."""
-        self.may: list[int] | None = None
-        """Per tile kind, the opponent's tiles that may be that kind."""
-        self.unread = True
-        """Whether the opponent has moved since :attr:`may` was updated."""
 
-    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
-        if not missing or self.may is None:
-            return super().next_player_chance(view, missing)
-        size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
-        return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
+    def ends_turn(self, view: Any, action: int) -> bool:
+        return action >= view.codec.end  # its move, an exchange or a pass
 
-    def act(self, observation: Any, view: Any = None) -> int:
-        if self.unread:
-            self.read_opponent_turn(view)
-            self.unread = False
-        action = super().act(observation, view)
-        if action >= view.codec.end:  # the turn ends: its move, an exchange or a pass
-            self.left = board_left(view, action)
-            self.unread = True
-        return action
+    def remember_turn(self, view: Any, action: int) -> None:
+        """Note the board our turn ending with ``action`` leaves."""
+        self.left = board_left(view, action)
 
     def read_opponent_turn(self, view: Any) -> None:
         """Update :attr:`may` from the opponent's turn since the board we left."""

@@ -15,7 +15,6 @@ from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import (
     hand_holds_all,
 )
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
-from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.qwirkle_cards.turns import legal_turns
 
 SCRIPT = "opponent_hand.py"
@@ -27,24 +26,11 @@ def script(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def turn_starts() -> list[tuple[Any, Any]]:
+def turn_starts(
+    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+) -> list[tuple[Any, Any]]:
     """(state copy, view of the player to act) at the turn starts of two heuristic games."""
-    model = QwirkleCardsModel(2)
-    found = []
-    for seed in range(2):
-        agent = QwirkleCardsHeuristicAgent(np.random.default_rng(seed))
-        state = model.new_state(np.random.default_rng(seed))
-        while not model.is_over(state):
-            player = model.current_player(state)
-            view = model.public_view(state, player)
-            if not any(view.played) and not any(view.taken) and not view.first_turn:
-                found.append((model.copy(state), view))
-            obs = {
-                "observation": model.observe(state, player),
-                "action_mask": model.legal_mask(state),
-            }
-            model.step(state, agent.act(obs, view))
-    return found
+    return [start for seed in range(2) for start in heuristic_turn_starts("qwirkle_cards_v0", seed)]
 
 
 def test_passed_up_kinds_are_the_one_card_qwirkles_of_the_rules(

@@ -24,24 +24,11 @@ def script(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def turn_starts() -> list[tuple[Any, Any]]:
+def turn_starts(
+    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+) -> list[tuple[Any, Any]]:
     """(state copy, view of the player to act) at the turn starts of two heuristic games."""
-    model = QwirkleModel(2)
-    found = []
-    for seed in range(2):
-        agent = QwirkleHeuristicAgent(np.random.default_rng(seed))
-        state = model.new_state(np.random.default_rng(seed))
-        while not model.is_over(state):
-            player = model.current_player(state)
-            view = model.public_view(state, player)
-            if not view.laid_this_turn and not view.first_turn:
-                found.append((model.copy(state), view))
-            obs = {
-                "observation": model.observe(state, player),
-                "action_mask": model.legal_mask(state),
-            }
-            model.step(state, agent.act(obs, view))
-    return found
+    return [start for seed in range(2) for start in heuristic_turn_starts("qwirkle_v0", seed)]
 
 
 def play(model: QwirkleModel, state: Any, move: Any) -> int:

@@ -47,6 +47,7 @@ from opponent_hand import board_left, held_kinds, passed_up, qwirkles_offered, t
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
+from tabletop_rl.baselines.agents.turns import TURN_MODELS
 from tabletop_rl.envs import make
 from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.tiles import NUM_KINDS as NUM_TILE_KINDS
@@ -107,15 +108,10 @@ def tile_facts(board: Board, faced: Board | None) -> np.ndarray:
     return out
 
 
-def facts_at(env: str, view: Any, faced: Any) -> np.ndarray | None:
-    """The facts of every kind at the start of a turn (but the first) of the player of
-    ``view``; None at any other decision."""
+def facts_of(env: str, view: Any, faced: Any) -> np.ndarray:
+    """The facts of every kind in ``view``, what the opponent faced being ``faced``."""
     if env == CARDS:
-        if any(view.played) or any(view.taken) or view.first_turn:
-            return None
         return kind_facts(tuple(view.table), faced)
-    if view.laid_this_turn or view.first_turn:
-        return None
     return tile_facts(view.board, faced)
 
 
@@ -135,14 +131,15 @@ def collect(env: str, games: int, seed: int) -> np.ndarray:
     rows: list[list[float]] = []
     current: dict[str, Any] = {"game": -1}
     heuristic = QwirkleCardsHeuristicAgent if env == CARDS else QwirkleHeuristicAgent
+    turns = TURN_MODELS[env]()
 
     def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
         if current.get("state") is not state:
             current.update(state=state, game=current["game"] + 1, faced=None)
             current["agent"] = heuristic(ties)
         agent = current["agent"]
-        facts = facts_at(env, view, current["faced"])
-        if facts is not None:
+        if not turns.turn_started(view) and not view.first_turn:
+            facts = facts_of(env, view, current["faced"])
             opponent = (view.player + 1) % 2
             held = held_kinds(env, model.public_view(state, opponent).hand)
             for k, unseen in enumerate(view.unseen):

@@ -24,6 +24,14 @@ a hypergeometric estimate over what the player cannot see (the agents'
   move is worth more), but for the tiles it drew after the turn; an exchange or a pass tells
   nothing about what it drew.
 
+- ``choices`` (Qwirkle Cards): the estimate over the hands the opponent may hold given its
+  whole last turn, read as the heuristic's choice. What it kept is sampled from the hands
+  (its cards played and the rest drawn from what we could not see) from which that turn was
+  one of the heuristic's best (:mod:`turn_choices`: no legal turn takes more Qwirkles and,
+  when none takes any, none is worth more), 200 proposed per turn; its hand now is what it
+  kept and cards drawn from the unseen ones, and the chance is the mean over the samples.
+  It reads the opponent as the heuristic it plays against, the most that one turn can tell.
+
 ``python docs/results/opponent_hand.py qwirkle_cards_v0 hand --games 1000`` prints the
 variant's win rate with its Wilson 95% interval; the deals and the opponent's ties come from
 ``--seed`` (12345, the feature screens' deals, by default).
@@ -41,8 +49,12 @@ from typing import Any
 
 import numpy as np
 from decisions import play_against, win_rate_text
+from turn_choices import hands_kept
 
-from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
+from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import (
+    QwirkleCardsHeuristicAgent,
+    hand_holds_all,
+)
 from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent, laid_placements
 from tabletop_rl.envs import make
 from tabletop_rl.envs.qwirkle.board import (
@@ -126,22 +138,13 @@ def held_kinds(env_name: str, hand: Sequence[int]) -> frozenset[int]:
     return frozenset(hand)
 
 
-class ReadsPasses(ABC):
-    """Mixin for a heuristic agent: the risk drawn, per kind, from only the opponent's cards
-    that may be it (:attr:`may`). The agent notes what each of its turns leaves
-    (``remember_turn``, when ``ends_turn``) and reads the opponent's turn since
-    (``read_opponent_turn``) at its next decision."""
+class ReadsOpponent(ABC):
+    """Mixin for a heuristic agent that reads the opponent's turns: the agent notes what each
+    of its turns leaves (``remember_turn``, when ``ends_turn``) and reads the opponent's turn
+    since (``read_opponent_turn``) at its next decision."""
 
-    may: list[int] | None = None
-    """Per kind, the opponent's cards that may be that kind (None: nothing read yet)."""
     unread: bool = True
-    """Whether the opponent has moved since :attr:`may` was updated."""
-
-    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
-        if not missing or self.may is None:
-            return super().next_player_chance(view, missing)  # type: ignore[misc]
-        size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
-        return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
+    """Whether the opponent has moved since its last turn was read."""
 
     def act(self, observation: Any, view: Any = None) -> int:
         if self.unread:
@@ -163,7 +166,21 @@ class ReadsPasses(ABC):
 
     @abstractmethod
     def read_opponent_turn(self, view: Any) -> None:
-        """Update :attr:`may` from the opponent's turn since."""
+        """Update what the agent knows of the opponent's hand from its turn since."""
+
+
+class ReadsPasses(ReadsOpponent):
+    """Mixin for a heuristic agent: the risk drawn, per kind, from only the opponent's cards
+    that may be it (:attr:`may`), which ``read_opponent_turn`` updates."""
+
+    may: list[int] | None = None
+    """Per kind, the opponent's cards that may be that kind (None: nothing read yet)."""
+
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        if not missing or self.may is None:
+            return super().next_player_chance(view, missing)  # type: ignore[misc]
+        size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
+        return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
 
 
 class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
@@ -186,10 +203,9 @@ class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
             self.may = [size] * NUM_KINDS
             return
         table, qwirkles = self.left
-        took = tuple(a - b for a, b in zip(view.qwirkles[opponent], qwirkles, strict=True))
-        gone = qwirkle_cards(took)
-        played = sum(view.table[k] - table[k] + gone[k] for k in range(NUM_KINDS))
-        if played == 0 and not any(took):
+        cards, took = turn_since(view, table, qwirkles)
+        played = sum(cards)
+        if played == 0:
             self.may = [size] * NUM_KINDS  # it could not play: a new hand
             return
         lacked = set() if any(took) else passed_up(table)
@@ -202,6 +218,91 @@ class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
         Qwirkles."""
         opponent = (view.player + 1) % len(view.hand_sizes)
         self.left = (table_left(view, action), view.qwirkles[opponent])
+
+
+class ChoiceReading(ReadsOpponent, QwirkleCardsHeuristicAgent):
+    """Qwirkle Cards' heuristic with the risk drawn from the hands the opponent may hold after
+    its last turn (module docstring): what it kept is sampled from the hands from which the
+    heuristic could have played that turn (``turn_choices.hands_kept``), the rest of its hand
+    is drawn from the unseen cards, and the chance is the mean over the samples (exact over
+    the draws). Before the opponent has played a turn (and after a redraw) it is the
+    heuristic's chance."""
+
+    PROPOSALS = 200
+    """Hands proposed per opponent turn (about one in six is kept)."""
+    MIN_KEPT = 8
+    """Fewer consistent hands than this and the heuristic's chance is used."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        super().__init__(rng)
+        self.draws = rng.spawn(1)[0]
+        """The generator of the sampled hands."""
+        self.left: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
+        """The table our last turn left, the opponent's Qwirkles and its hand size then."""
+        self.kept: list[np.ndarray] | None = None
+        """What the opponent may have kept after its last turn (None: nothing read)."""
+        self.chances: dict[tuple[int, ...], float] = {}
+        """The chances asked this turn, by missing kinds."""
+
+    def ends_turn(self, view: Any, action: int) -> bool:
+        return action in (END_TURN, CANNOT_PLAY)
+
+    def remember_turn(self, view: Any, action: int) -> None:
+        """Note the table our turn ending with ``action`` leaves, the opponent's Qwirkles and
+        its hand size."""
+        opponent = (view.player + 1) % len(view.hand_sizes)
+        self.left = (table_left(view, action), view.qwirkles[opponent], view.hand_sizes[opponent])
+
+    def read_opponent_turn(self, view: Any) -> None:
+        """Sample what the opponent kept from its turn since the table we left."""
+        self.kept, self.chances = None, {}
+        if self.left is None or view.first_turn:
+            return
+        table, qwirkles, size = self.left
+        cards, took = turn_since(view, table, qwirkles)
+        if not any(cards):
+            return  # it could not play: a new hand
+        played = np.array(cards, dtype=np.int64)
+        kept = hands_kept(
+            np.array(table, dtype=np.int64),
+            np.array(view.unseen, dtype=np.int64) + played,  # the pile and its hand then
+            np.array(view.hand, dtype=np.int64),
+            size,
+            played,
+            np.array(took, dtype=np.int64),
+            self.PROPOSALS,
+            self.draws,
+        )
+        if len(kept) >= self.MIN_KEPT:
+            self.kept = kept
+
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        if not missing or self.kept is None:
+            return super().next_player_chance(view, missing)
+        key = tuple(missing)
+        if key not in self.chances:
+            size = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
+            unseen = np.array(view.unseen, dtype=np.int64)
+            chance = 0.0
+            for kept in self.kept:
+                pool = unseen - kept
+                need = [k for k in missing if not kept[k]]
+                chance += hand_holds_all(need, pool, int(pool.sum()), size - int(kept.sum()))
+            self.chances[key] = chance / len(self.kept)
+        return self.chances[key]
+
+
+def turn_since(
+    view: Any, table: Sequence[int], qwirkles: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The opponent's turn between the ``table`` we left, when it had taken ``qwirkles`` (12
+    counts), and ``view``: the cards it played (36 counts; none after a redraw) and the
+    Qwirkles it took (12 counts)."""
+    opponent = (view.player + 1) % len(view.hand_sizes)
+    took = tuple(a - b for a, b in zip(view.qwirkles[opponent], qwirkles, strict=True))
+    gone = qwirkle_cards(took)
+    cards = tuple(view.table[k] - table[k] + gone[k] for k in range(NUM_KINDS))
+    return cards, took
 
 
 def table_left(view: Any, action: int) -> tuple[int, ...]:
@@ -295,11 +396,13 @@ def qwirkles_offered(board: Board) -> set[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("env", choices=(CARDS, QWIRKLE))
-    parser.add_argument("variant", choices=("hand", "passes"))
+    parser.add_argument("variant", choices=("hand", "passes", "choices"))
     parser.add_argument("--opponent", default="heuristic", help="agent spec of the opponent")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
+    if args.variant == "choices" and args.env != CARDS:
+        parser.error(f"the 'choices' variant reads Qwirkle Cards turns only ({CARDS})")
     model = make(args.env, raw=True, num_players=2).model
     ties = np.random.default_rng([args.seed, 4])
     current: dict[str, Any] = {}
@@ -307,7 +410,9 @@ def main() -> None:
     def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
         if current.get("state") is not state:  # a new game: a fresh agent
             current["state"] = state
-            if args.variant == "passes":
+            if args.variant == "choices":
+                current["agent"] = ChoiceReading(ties)
+            elif args.variant == "passes":
                 reader = PassReading if args.env == CARDS else TilePassReading
                 current["agent"] = reader(ties)
             elif args.env == CARDS:

@@ -88,12 +88,18 @@ def test_the_variants_plan_the_heuristics_turns_when_their_chance_agrees(
 
 
 def test_the_script_prints_a_win_rate(run_results_script: Callable[..., str]) -> None:
-    for env in ("qwirkle_cards_v0", "qwirkle_v0"):
-        for variant in ("hand", "passes"):
-            out = run_results_script(SCRIPT, env, variant, "--games", "2")
-            assert re.search(
-                rf"^{env}: .* from '{variant}' against heuristic, 2 games: [\d.]+ \(", out
-            )
+    runs = [(env, v) for env in ("qwirkle_cards_v0", "qwirkle_v0") for v in ("hand", "passes")]
+    for env, variant in [*runs, ("qwirkle_cards_v0", "choices")]:
+        out = run_results_script(SCRIPT, env, variant, "--games", "2")
+        assert re.search(rf"^{env}: .* from '{variant}' against heuristic, 2 games: [\d.]+ \(", out)
+
+
+def test_the_choices_variant_is_refused_for_qwirkle(
+    run_results_script: Callable[..., str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        run_results_script(SCRIPT, "qwirkle_v0", "choices", "--games", "2")
+    assert "reads Qwirkle Cards turns only" in capsys.readouterr().err
 
 
 def test_qwirkles_pass_reader_notes_the_board_it_leaves_and_starts_as_the_heuristic(

@@ -25,24 +25,18 @@ def choices(results_script: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
     return results_script("turn_choices.py")
 
 
-@pytest.fixture(scope="module")
-def turn_starts(
-    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
-) -> list[tuple[Any, Any]]:
-    return [start for seed in range(2) for start in heuristic_turn_starts("qwirkle_cards_v0", seed)]
-
-
 def counts(values: Any) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
 def test_the_heuristics_turn_is_consistent_and_every_worse_turn_is_not(
-    choices: dict[str, Any], turn_starts: list[tuple[Any, Any]]
+    choices: dict[str, Any], heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]]
 ) -> None:
     could_choose = choices["could_choose"]
     rng = np.random.default_rng(0)
     rejected = 0
-    for _, view in turn_starts[::3]:
+    starts = [s for seed in range(2) for s in heuristic_turn_starts("qwirkle_cards_v0", seed)]
+    for _, view in starts[::3]:
         heuristic = QwirkleCardsHeuristicAgent(np.random.default_rng(1))
         hand = view.hand
         position = (counts(hand), counts(view.table), counts(view.unseen))
@@ -67,10 +61,10 @@ def test_the_heuristics_turn_is_consistent_and_every_worse_turn_is_not(
 
 
 def test_the_hands_kept_hold_the_rest_of_a_consistent_hand(
-    choices: dict[str, Any], turn_starts: list[tuple[Any, Any]]
+    choices: dict[str, Any], heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]]
 ) -> None:
     hands_kept, could_choose = choices["hands_kept"], choices["could_choose"]
-    state, view = turn_starts[10]
+    state, view = heuristic_turn_starts("qwirkle_cards_v0", 0)[10]
     plan = QwirkleCardsHeuristicAgent(np.random.default_rng(1)).plan(view)
     observer = 1 - view.player
     own = counts(state.hand(observer))

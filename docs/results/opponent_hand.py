@@ -229,7 +229,7 @@ class ChoiceReading(ReadsOpponent, QwirkleCardsHeuristicAgent):
     heuristic's chance."""
 
     PROPOSALS = 200
-    """Hands proposed per opponent turn (about one in five is kept in heuristic games)."""
+    """Hands proposed per opponent turn."""
     MIN_KEPT = 8
     """Fewer consistent hands than this and the heuristic's chance is used."""
 

@@ -7,7 +7,7 @@ any, none is worth more (:func:`could_choose`). With Qwirkles to take the heuris
 only its best few card choices, so there the Qwirkles alone are checked. The turns' values come
 from the compiled kernel of the observation's turn values (``write_turn_values``: the most
 Qwirkles and the best turn value of a legal turn continuing with each sub-action, the
-heuristic's defaults), so a check costs about a millisecond.
+heuristic's defaults).
 
 :func:`hands_kept` samples what the opponent kept after its last turn: hands of its size that
 hold the cards it played, the rest drawn from the cards the observer could not see then,

@@ -183,17 +183,26 @@ class ReadsPasses(ReadsOpponent):
         return holds_all(missing, view.unseen, [min(size, m) for m in self.may])
 
 
-class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
-    """Qwirkle Cards' heuristic with the risk corrected by the Qwirkles the opponent passed up
-    (module docstring), read off the table each of its turns leaves (a redraw's too)."""
+class ReadsCardsTurns(ReadsOpponent):
+    """Mixin for Qwirkle Cards' readers: our turn ends with its end or a redraw, and what it
+    leaves is noted in :attr:`left` for :func:`turn_since`."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        super().__init__(rng)
-        self.left: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-        """The table our last turn left, and the opponent's Qwirkles then."""
+    left: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
+    """The table our last turn left, the opponent's Qwirkles and its hand size then."""
 
     def ends_turn(self, view: Any, action: int) -> bool:
         return action in (END_TURN, CANNOT_PLAY)
+
+    def remember_turn(self, view: Any, action: int) -> None:
+        """Note the table our turn ending with ``action`` leaves, the opponent's Qwirkles and
+        its hand size."""
+        opponent = (view.player + 1) % len(view.hand_sizes)
+        self.left = (table_left(view, action), view.qwirkles[opponent], view.hand_sizes[opponent])
+
+
+class PassReading(ReadsPasses, ReadsCardsTurns, QwirkleCardsHeuristicAgent):
+    """Qwirkle Cards' heuristic with the risk corrected by the Qwirkles the opponent passed up
+    (module docstring), read off the table each of its turns leaves (a redraw's too)."""
 
     def read_opponent_turn(self, view: Any) -> None:
         """Update :attr:`may` from the opponent's turn since the table we left."""
@@ -202,7 +211,7 @@ class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
         if self.may is None or self.left is None:
             self.may = [size] * NUM_KINDS
             return
-        table, qwirkles = self.left
+        table, qwirkles, _ = self.left
         cards, took = turn_since(view, table, qwirkles)
         played = sum(cards)
         if played == 0:
@@ -213,14 +222,8 @@ class PassReading(ReadsPasses, QwirkleCardsHeuristicAgent):
             played if k in lacked else min(size, m + played) for k, m in enumerate(self.may)
         ]
 
-    def remember_turn(self, view: Any, action: int) -> None:
-        """Note the table our turn ending with ``action`` leaves, and the opponent's
-        Qwirkles."""
-        opponent = (view.player + 1) % len(view.hand_sizes)
-        self.left = (table_left(view, action), view.qwirkles[opponent])
 
-
-class ChoiceReading(ReadsOpponent, QwirkleCardsHeuristicAgent):
+class ChoiceReading(ReadsCardsTurns, QwirkleCardsHeuristicAgent):
     """Qwirkle Cards' heuristic with the risk drawn from the hands the opponent may hold after
     its last turn (module docstring): what it kept is sampled from the hands from which the
     heuristic could have played that turn (``turn_choices.hands_kept``), the rest of its hand
@@ -237,21 +240,10 @@ class ChoiceReading(ReadsOpponent, QwirkleCardsHeuristicAgent):
         super().__init__(rng)
         self.draws = rng.spawn(1)[0]
         """The generator of the sampled hands."""
-        self.left: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
-        """The table our last turn left, the opponent's Qwirkles and its hand size then."""
         self.kept: list[np.ndarray] | None = None
         """What the opponent may have kept after its last turn (None: nothing read)."""
         self.chances: dict[tuple[int, ...], float] = {}
         """The chances asked this turn, by missing kinds."""
-
-    def ends_turn(self, view: Any, action: int) -> bool:
-        return action in (END_TURN, CANNOT_PLAY)
-
-    def remember_turn(self, view: Any, action: int) -> None:
-        """Note the table our turn ending with ``action`` leaves, the opponent's Qwirkles and
-        its hand size."""
-        opponent = (view.player + 1) % len(view.hand_sizes)
-        self.left = (table_left(view, action), view.qwirkles[opponent], view.hand_sizes[opponent])
 
     def read_opponent_turn(self, view: Any) -> None:
         """Sample what the opponent kept from its turn since the table we left."""

@@ -43,7 +43,15 @@ from typing import Any
 
 import numpy as np
 from decisions import play_against
-from opponent_hand import board_left, held_kinds, passed_up, qwirkles_offered, table_left
+from opponent_hand import (
+    board_left,
+    card_turn_ends,
+    held_kinds,
+    passed_up,
+    qwirkles_offered,
+    table_left,
+    tile_turn_ends,
+)
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
@@ -51,7 +59,6 @@ from tabletop_rl.baselines.agents.turns import TURN_MODELS
 from tabletop_rl.envs import make
 from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.tiles import NUM_KINDS as NUM_TILE_KINDS
-from tabletop_rl.envs.qwirkle_cards.actions import CANNOT_PLAY, END_TURN
 from tabletop_rl.envs.qwirkle_cards.cards import COPIES, LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
 
@@ -119,8 +126,8 @@ def faced_after(env: str, view: Any, action: int) -> Any:
     """What the opponent faces after the turn in ``view`` ends with ``action``: the table or
     the board it leaves; None when ``action`` does not end the turn."""
     if env == CARDS:
-        return table_left(view, action) if action in (END_TURN, CANNOT_PLAY) else None
-    return board_left(view, action) if action >= view.codec.end else None
+        return table_left(view, action) if card_turn_ends(action) else None
+    return board_left(view, action) if tile_turn_ends(view, action) else None
 
 
 def collect(env: str, games: int, seed: int) -> np.ndarray:

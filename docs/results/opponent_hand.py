@@ -191,7 +191,7 @@ class ReadsCardsTurns(ReadsOpponent):
     """The table our last turn left, the opponent's Qwirkles and its hand size then."""
 
     def ends_turn(self, view: Any, action: int) -> bool:
-        return action in (END_TURN, CANNOT_PLAY)
+        return card_turn_ends(action)
 
     def remember_turn(self, view: Any, action: int) -> None:
         """Note the table our turn ending with ``action`` leaves, the opponent's Qwirkles and
@@ -248,7 +248,7 @@ class ChoiceReading(ReadsCardsTurns, QwirkleCardsHeuristicAgent):
     def read_opponent_turn(self, view: Any) -> None:
         """Sample what the opponent kept from its turn since the table we left."""
         self.kept, self.chances = None, {}
-        if self.left is None or view.first_turn:
+        if self.left is None:
             return
         table, qwirkles, size = self.left
         cards, took = turn_since(view, table, qwirkles)
@@ -297,6 +297,17 @@ def turn_since(
     return cards, took
 
 
+def card_turn_ends(action: int) -> bool:
+    """Whether a Qwirkle Cards ``action`` ends the turn: its end, or the redraw."""
+    return action in (END_TURN, CANNOT_PLAY)
+
+
+def tile_turn_ends(view: Any, action: int) -> bool:
+    """Whether a Qwirkle ``action`` in ``view`` ends the turn: its move, an exchange or a
+    pass."""
+    return action >= view.codec.end
+
+
 def table_left(view: Any, action: int) -> tuple[int, ...]:
     """The table (36 counts) that the turn in ``view`` leaves when it ends with ``action``
     (``END_TURN``: its cards played, its Qwirkles gone; ``CANNOT_PLAY``: unchanged)."""
@@ -333,7 +344,7 @@ class TilePassReading(ReadsPasses, QwirkleHeuristicAgent):
         """The board our last turn left."""
 
     def ends_turn(self, view: Any, action: int) -> bool:
-        return action >= view.codec.end  # its move, an exchange or a pass
+        return tile_turn_ends(view, action)
 
     def remember_turn(self, view: Any, action: int) -> None:
         """Note the board our turn ending with ``action`` leaves."""

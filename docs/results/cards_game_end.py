@@ -1,0 +1,162 @@
+"""What Qwirkle Cards' heuristic leaves out of a turn's value, measured in paired games.
+
+The heuristic (``baselines/agents/qwirkle_cards_heuristic.py``) takes the most Qwirkles and
+then values a turn the same way at every point of the game: the next player's chance of
+completing the lines the table leaves with at most two kinds missing, the lines its kept cards
+complete or nearly complete, the cards played. Each variant adds one thing it leaves out and
+plays the same games as the heuristic itself:
+
+- ``ending``: the end of the game (two players, the default ``finish_round`` end). The last
+  player of a round (seated just before the starter, read off the observation's ``starter``)
+  whose draw empties the pile ends the game with that turn. Among the turns that take the most
+  Qwirkles the variant then prefers one that ends the game when it leads after the turn (a
+  sure win) and one that does not when it trails (ending it is a sure loss); level, it values
+  turns as the heuristic does. (With two players and ``finish_round`` the last turn is
+  always the second seat's: once the starter's draw empties the pile, the opponent's reply
+  ends the game, whatever the starter chooses.)
+- ``three``: lines missing three kinds from the table are charged the next player's chance of
+  holding all three as well.
+
+**Paired games.** Game ``g`` is dealt from ``[seed, 3, g]``, the subject's ties from ``[seed,
+4, g]`` and the opponent heuristic's from ``[seed, 2, g]`` (the subject in seat ``g % 2``),
+once with the variant as the subject and once with the heuristic itself, so the two play the
+same game up to the variant's first different choice. The script prints both win rates
+(Wilson 95%) and the games whose result differs, with the variant's net gain in them.
+
+``python docs/results/cards_game_end.py ending --games 600`` (seed 12345, the feature
+screens' deals, by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from decisions import win_rate_text
+
+from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
+from tabletop_rl.baselines.stats import win_credits
+from tabletop_rl.envs.qwirkle_cards.cards import HAND_SIZE, LINE_KINDS, NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
+from tabletop_rl.envs.qwirkle_cards.turns import Turn
+
+ENDING_PREFERENCE = 5.0
+"""Added to (leading) or taken from (trailing) the value of a turn that ends the game: more
+than any two turns' values differ, so it decides among the turns of the most Qwirkles."""
+
+
+def lead_after(view: Any, turn: Turn) -> int:
+    """The viewer's Qwirkles after ``turn`` less the most any other player has.
+
+    >>> from types import SimpleNamespace
+    >>> view = SimpleNamespace(player=1, qwirkles=((1, 0) + (0,) * 10, (2,) + (0,) * 11))
+    >>> lead_after(view, Turn((0,) * 36, (0,) * 11 + (1,)))
+    2
+    """
+    mine = sum(view.qwirkles[view.player]) + sum(turn.taken)
+    return mine - max(sum(q) for p, q in enumerate(view.qwirkles) if p != view.player)
+
+
+class EndingAware(QwirkleCardsHeuristicAgent):
+    """The heuristic that knows the end of the game (the module docstring's ``ending``):
+    two players, ``finish_round``. :meth:`act` reads who started off the observation."""
+
+    def __init__(self, rng: np.random.Generator, starter_of: Callable[[Any, Any], int]) -> None:
+        super().__init__(rng)
+        self.starter_of = starter_of
+        self.last_of_round = False
+        """Whether the viewer is seated just before the starter (set by :meth:`act`)."""
+
+    def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
+        if view is not None:
+            starter = self.starter_of(observation, view)
+            self.last_of_round = (starter - 1 - view.player) % len(view.hand_sizes) == 0
+        return super().act(observation, view)
+
+    def turn_value(self, view: Any, hand: Sequence[int], turn: Turn) -> float:
+        value = super().turn_value(view, hand, turn)
+        kept = sum(hand) - turn.num_played
+        ends = view.turns_left is None and view.pile_size <= HAND_SIZE - kept
+        if ends and self.last_of_round:
+            lead = lead_after(view, turn)
+            if lead:
+                value += ENDING_PREFERENCE if lead > 0 else -ENDING_PREFERENCE
+        return value
+
+
+class ThreeMissing(QwirkleCardsHeuristicAgent):
+    """The heuristic that also charges lines missing three kinds (``three``)."""
+
+    def position_value(self, view: Any, table: Sequence[int], kept: Sequence[int]) -> float:
+        value = super().position_value(view, table, kept)
+        for line in range(NUM_LINES):
+            missing = [k for k in LINE_KINDS[line] if not table[k]]
+            if len(missing) == 3:
+                value -= self.weights.risk * self.next_player_chance(view, missing)
+        return value
+
+
+def starter_reader(model: QwirkleCardsModel) -> Callable[[Any, Any], int]:
+    """``starter_of(observation, view)``: the starting seat, read off the observation's
+    ``starter`` field (one-hot, observer first)."""
+
+    def starter_of(observation: Any, view: Any) -> int:
+        seen = model.layout.decode(observation["observation"])["starter"]
+        return (view.player + int(np.argmax(seen))) % model.num_players
+
+    return starter_of
+
+
+def play_paired(
+    model: QwirkleCardsModel,
+    make_subject: Callable[[np.random.Generator], Any],
+    games: int,
+    seed: int,
+) -> np.ndarray:
+    """The subject's credit (1 a win, 1/2 a shared one) in each of ``games`` two-player
+    games against the heuristic, every game seeded on its own (the module docstring)."""
+    credits = np.zeros(games)
+    for game in range(games):
+        state = model.new_state(np.random.default_rng([seed, 3, game]))
+        seat = game % 2
+        subject = make_subject(np.random.default_rng([seed, 4, game]))
+        opponent = QwirkleCardsHeuristicAgent(np.random.default_rng([seed, 2, game]))
+        while not model.is_over(state):
+            player = model.current_player(state)
+            obs = {
+                "observation": model.observe(state, player),
+                "action_mask": model.legal_mask(state),
+            }
+            agent = subject if player == seat else opponent
+            model.step(state, int(agent.act(obs, model.public_view(state, player))))
+        credits[game] = win_credits(model.outcome(state).winners, 2)[seat]
+    return credits
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("variant", choices=("ending", "three"))
+    parser.add_argument("--games", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=12345)
+    args = parser.parse_args()
+    model = QwirkleCardsModel(num_players=2)
+    starter_of = starter_reader(model)
+    variants: dict[str, Callable[[np.random.Generator], Any]] = {
+        "ending": lambda rng: EndingAware(rng, starter_of),
+        "three": ThreeMissing,
+    }
+    variant = play_paired(model, variants[args.variant], args.games, args.seed)
+    plain = play_paired(model, QwirkleCardsHeuristicAgent, args.games, args.seed)
+    changed = variant != plain
+    print(
+        f"qwirkle_cards_v0: {args.variant!r} against the heuristic, {args.games} games: "
+        f"{win_rate_text(variant)}; the heuristic itself on the same games: "
+        f"{win_rate_text(plain)}; results differ in {int(changed.sum())} games "
+        f"(net {variant.sum() - plain.sum():+.1f} for the variant)"
+    )
+
+
+if __name__ == "__main__":
+    main()

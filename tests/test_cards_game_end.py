@@ -34,13 +34,18 @@ def with_scores(view: Any, mine: int, theirs: int, pile: int) -> Any:
     return dataclasses.replace(view, qwirkles=tuple(scores), pile_size=pile, turns_left=None)
 
 
-def test_the_last_of_the_round_ends_a_game_it_leads_and_not_one_it_trails(
-    results_script: Callable[[str], dict[str, Any]],
-    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
-) -> None:
-    ending_aware = results_script(SCRIPT)["EndingAware"]
-    agent = ending_aware(np.random.default_rng(0), lambda obs, view: 0)
+@pytest.fixture
+def last_of_round(results_script: Callable[[str], dict[str, Any]]) -> Any:
+    """The ``ending`` variant, seated as the last player of the round."""
+    agent = results_script(SCRIPT)["EndingAware"](np.random.default_rng(0), lambda obs, view: 0)
     agent.last_of_round = True
+    return agent
+
+
+def test_the_last_of_the_round_ends_a_game_it_leads_and_not_one_it_trails(
+    last_of_round: Any, heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]]
+) -> None:
+    agent = last_of_round
     checked = {"lead": 0, "trail": 0}
     for _, start in heuristic_turn_starts(ENV, 5)[::3]:
         for case, mine, theirs in (("lead", 10, 0), ("trail", 0, 10)):
@@ -58,12 +63,9 @@ def test_the_last_of_the_round_ends_a_game_it_leads_and_not_one_it_trails(
 
 
 def test_the_variant_plays_as_the_heuristic_where_the_game_cannot_end(
-    results_script: Callable[[str], dict[str, Any]],
-    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+    last_of_round: Any, heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]]
 ) -> None:
-    ending_aware = results_script(SCRIPT)["EndingAware"]
-    agent = ending_aware(np.random.default_rng(0), lambda obs, view: 0)
-    agent.last_of_round = True
+    agent = last_of_round
     plain = QwirkleCardsHeuristicAgent(np.random.default_rng(0))
     for _, start in heuristic_turn_starts(ENV, 5)[::4]:
         view = with_scores(start, 10, 0, pile=HAND_SIZE + 1)  # no draw empties the pile

@@ -121,3 +121,16 @@ def test_the_script_prints_a_win_rate(run_results_script: Callable[..., str]) ->
     for variant in ("plan", "plan+endgame", "heuristic+follow-up"):
         out = run_results_script(SCRIPT, variant, "--games", "2")
         assert re.search(rf"^qwirkle_v0: {re.escape(variant)} against heuristic, 2 games: ", out)
+
+
+def test_paired_games_compare_a_variant_with_the_plan_teacher(
+    run_results_script: Callable[..., str],
+) -> None:
+    out = run_results_script(SCRIPT, "plan+endgame", "--games", "2", "--paired")
+    found = re.search(
+        r"^qwirkle_v0: plan\+endgame against heuristic, 2 games \(paired\): [\d.]+ \(.*\); "
+        r"the plan teacher on the same games: [\d.]+ \(.*\); results differ in (\d) games",
+        out,
+    )
+    assert found, out
+    assert int(found[1]) <= 2

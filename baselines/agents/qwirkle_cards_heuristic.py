@@ -77,7 +77,7 @@ from tabletop_rl.envs.qwirkle_cards.actions import (
 )
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
 from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
-from tabletop_rl.envs.qwirkle_cards.turn_values import TURN_VALUE_WEIGHTS
+from tabletop_rl.envs.qwirkle_cards.turn_values import MAX_MISSING_CHARGED, TURN_VALUE_WEIGHTS
 from tabletop_rl.envs.qwirkle_cards.turns import (
     EMPTY_LINES,
     Counts,
@@ -138,6 +138,9 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
     """
 
     name = "heuristic"
+    max_missing_charged = MAX_MISSING_CHARGED
+    """Lines with at most this many kinds missing from the table are charged the next
+    player's chance of holding them all (the observation's turn values charge the same)."""
 
     def __init__(
         self,
@@ -161,10 +164,11 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
 
     # ---------------------------------------------------------------- valuing
     def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
-        """The chance that the next player's hand holds every kind of ``missing`` (at most
-        two kinds a line lacks): a hand of their size drawn from ``view.unseen`` (the cards we
-        keep are out of their reach). The one estimate of the risk term; a variant that
-        estimates otherwise overrides it (``docs/results/opponent_hand.py``)."""
+        """The chance that the next player's hand holds every kind of ``missing`` (the kinds
+        a line lacks, at most :attr:`max_missing_charged`): a hand of their size drawn from
+        ``view.unseen`` (the cards we keep are out of their reach). The one estimate of the
+        risk term; a variant that estimates otherwise overrides it
+        (``docs/results/opponent_hand.py``)."""
         unseen = view.unseen
         opp_hand = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
         return _holds_all(tuple(sorted(unseen[k] for k in missing)), sum(unseen), opp_hand)
@@ -176,7 +180,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         for line in range(NUM_LINES):
             kinds = LINE_KINDS[line]
             missing = [k for k in kinds if not table[k]]
-            if len(missing) <= 2 and w.risk:
+            if len(missing) <= self.max_missing_charged and w.risk:
                 value -= w.risk * self.next_player_chance(view, missing)
             short = sum(1 for k in missing if not kept[k])
             if short == 0:

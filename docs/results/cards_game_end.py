@@ -17,11 +17,12 @@ plays the same games as the heuristic itself:
 - ``three``: lines missing three kinds from the table are charged the next player's chance of
   holding all three as well.
 
-**Paired games.** Game ``g`` is dealt from ``[seed, 3, g]``, the subject's ties from ``[seed,
-4, g]`` and the opponent heuristic's from ``[seed, 2, g]`` (the subject in seat ``g % 2``),
-once with the variant as the subject and once with the heuristic itself, so the two play the
-same game up to the variant's first different choice. The script prints both win rates
-(Wilson 95%) and the games whose result differs, with the variant's net gain in them.
+**Paired games** (``decisions.play_paired``). Game ``g`` is dealt from ``[seed, 3, g]``, the
+subject's ties from ``[seed, 4, g]`` and the opponent heuristic's from ``[seed, 2, g]`` (the
+subject in seat ``g % 2``), once with the variant as the subject and once with the heuristic
+itself, so the two play the same game up to the variant's first different choice. The
+script prints both win rates (Wilson 95%) and the games whose result differs, with the
+variant's net gain in them.
 
 ``python docs/results/cards_game_end.py ending --games 1000`` (``--seed`` 12345 by default:
 its own deals, not those of the scripts that share one generator over the games).
@@ -34,14 +35,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from decisions import win_rate_text
+from decisions import agent_decide, paired_text, play_paired, win_rate_text
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
-from tabletop_rl.baselines.stats import win_credits
-from tabletop_rl.envs.qwirkle_cards.cards import HAND_SIZE, LINE_KINDS, NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.cards import HAND_SIZE
 from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
 from tabletop_rl.envs.qwirkle_cards.turns import Turn
 
+ENV = "qwirkle_cards_v0"
 ENDING_PREFERENCE = 5.0
 """Added to (leading) or taken from (trailing) the value of a turn that ends the game: five
 lines' worth of risk (a line's is at most 1). ``tests/test_cards_game_end.py`` checks that it
@@ -90,13 +91,7 @@ class EndingAware(QwirkleCardsHeuristicAgent):
 class ThreeMissing(QwirkleCardsHeuristicAgent):
     """The heuristic that also charges lines missing three kinds (``three``)."""
 
-    def position_value(self, view: Any, table: Sequence[int], kept: Sequence[int]) -> float:
-        value = super().position_value(view, table, kept)
-        for line in range(NUM_LINES):
-            missing = [k for k in LINE_KINDS[line] if not table[k]]
-            if len(missing) == 3:
-                value -= self.weights.risk * self.next_player_chance(view, missing)
-        return value
+    max_missing_charged = 3
 
 
 def starter_reader(model: QwirkleCardsModel) -> Callable[[Any, Any], int]:
@@ -110,32 +105,6 @@ def starter_reader(model: QwirkleCardsModel) -> Callable[[Any, Any], int]:
     return starter_of
 
 
-def play_paired(
-    model: QwirkleCardsModel,
-    make_subject: Callable[[np.random.Generator], Any],
-    games: int,
-    seed: int,
-) -> np.ndarray:
-    """The subject's credit (1 a win, 1/2 a shared one) in each of ``games`` two-player
-    games against the heuristic, every game seeded on its own (the module docstring)."""
-    credits = np.zeros(games)
-    for game in range(games):
-        state = model.new_state(np.random.default_rng([seed, 3, game]))
-        seat = game % 2
-        subject = make_subject(np.random.default_rng([seed, 4, game]))
-        opponent = QwirkleCardsHeuristicAgent(np.random.default_rng([seed, 2, game]))
-        while not model.is_over(state):
-            player = model.current_player(state)
-            obs = {
-                "observation": model.observe(state, player),
-                "action_mask": model.legal_mask(state),
-            }
-            agent = subject if player == seat else opponent
-            model.step(state, int(agent.act(obs, model.public_view(state, player))))
-        credits[game] = win_credits(model.outcome(state).winners, 2)[seat]
-    return credits
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("variant", choices=("ending", "three"))
@@ -147,15 +116,19 @@ def main() -> None:
     variants: dict[str, Callable[[np.random.Generator], Any]] = {
         "ending": lambda rng: EndingAware(rng, starter_of),
         "three": ThreeMissing,
+        "heuristic": QwirkleCardsHeuristicAgent,
     }
-    variant = play_paired(model, variants[args.variant], args.games, args.seed)
-    plain = play_paired(model, QwirkleCardsHeuristicAgent, args.games, args.seed)
-    changed = variant != plain
+
+    def credits(name: str) -> np.ndarray:
+        return play_paired(
+            model, ENV, args.games, args.seed, lambda rng: agent_decide(variants[name](rng))
+        )
+
+    variant, plain = credits(args.variant), credits("heuristic")
     print(
-        f"qwirkle_cards_v0: {args.variant!r} against the heuristic, {args.games} games: "
+        f"{ENV}: {args.variant!r} against the heuristic, {args.games} games: "
         f"{win_rate_text(variant)}; the heuristic itself on the same games: "
-        f"{win_rate_text(plain)}; results differ in {int(changed.sum())} games "
-        f"(net {variant.sum() - plain.sum():+.1f} for the variant)"
+        f"{win_rate_text(plain)}; {paired_text(variant, plain)}"
     )
 
 

@@ -1,9 +1,10 @@
 """What the policy diagnostics share: a policy's game, and its decisions in games against
 ``greedy`` (or another agent spec; seats rotated), handed one by one to a function that says
-what to play.
+what to play; or in *paired* games (:func:`play_paired`), each seeded on its own, so that two
+subjects play the same games up to their first different choice.
 
-``teacher_agreement.py`` and ``policy_confidence.py`` import it (run them from anywhere:
-Python puts a script's own folder on its path).
+``teacher_agreement.py``, ``policy_confidence.py`` and the other results scripts import it
+(run them from anywhere: Python puts a script's own folder on its path).
 """
 
 from __future__ import annotations
@@ -39,6 +40,26 @@ def policy_game(policy: str) -> tuple[str, GameModel]:
     return env_name, make(env_name, raw=True, num_players=2, features=True).model
 
 
+def agent_decide(agent: Any) -> Decide:
+    """The :data:`Decide` of a scripted agent: its action at each decision."""
+    return lambda state, observation, view: int(agent.act(observation, view))
+
+
+def play_game(model: GameModel, state: Any, seat: int, decide: Decide, opponent: Any) -> float:
+    """Play ``state`` to its end, the subject in ``seat`` (its actions chosen by ``decide``),
+    ``opponent`` (an agent) in the other; the subject's credit (1 a win, 1/2 a shared one)."""
+    while not model.is_over(state):
+        player = model.current_player(state)
+        mask = model.legal_mask(state)
+        obs = {"observation": model.observe(state, player), "action_mask": mask}
+        view = model.public_view(state, player)
+        if player == seat:
+            model.step(state, decide(state, obs, view))
+        else:
+            model.step(state, int(opponent.act(obs, view)))
+    return float(win_credits(model.outcome(state).winners, 2)[seat])
+
+
 def play_against(
     model: GameModel,
     env_name: str,
@@ -52,21 +73,43 @@ def play_against(
     by ``seed``. Returns the subject's credit in each game (1 a win, 1/2 a shared one)."""
     agent = resolve_agent(opponent, env_name, np.random.default_rng([seed, 2]))
     rng = np.random.default_rng([seed, 3])
+    return np.array(
+        [play_game(model, model.new_state(rng), game % 2, decide, agent) for game in range(games)]
+    )
+
+
+def play_paired(
+    model: GameModel,
+    env_name: str,
+    games: int,
+    seed: int,
+    make_decide: Callable[[np.random.Generator], Decide],
+    opponent: str = "heuristic",
+) -> np.ndarray:
+    """:func:`play_against` with every game seeded on its own: game ``g`` is dealt from
+    ``[seed, 3, g]``, the subject's :data:`Decide` is made afresh from ``[seed, 4, g]`` and
+    the opponent agent from ``[seed, 2, g]`` (the subject in seat ``g % 2``). Two subjects
+    played with one seed so play the same games up to their first different choice (paired
+    games: :func:`paired_text` compares them)."""
     credits = np.zeros(games)
     for game in range(games):
-        state = model.new_state(rng)
-        seat = game % 2
-        while not model.is_over(state):
-            player = model.current_player(state)
-            mask = model.legal_mask(state)
-            obs = {"observation": model.observe(state, player), "action_mask": mask}
-            view = model.public_view(state, player)
-            if player == seat:
-                model.step(state, decide(state, obs, view))
-            else:
-                model.step(state, int(agent.act(obs, view)))
-        credits[game] = win_credits(model.outcome(state).winners, 2)[seat]
+        state = model.new_state(np.random.default_rng([seed, 3, game]))
+        decide = make_decide(np.random.default_rng([seed, 4, game]))
+        agent = resolve_agent(opponent, env_name, np.random.default_rng([seed, 2, game]))
+        credits[game] = play_game(model, state, game % 2, decide, agent)
     return credits
+
+
+def paired_text(variant: np.ndarray, baseline: np.ndarray) -> str:
+    """How many of two subjects' paired games (:func:`play_paired`) end differently, and the
+    variant's net gain in them.
+
+    >>> paired_text(np.array([1.0, 0.5, 0.0]), np.array([0.0, 0.5, 0.0]))
+    'results differ in 1 games (net +1.0 for the variant)'
+    """
+    changed = int((variant != baseline).sum())
+    net = variant.sum() - baseline.sum()
+    return f"results differ in {changed} games (net {net:+.1f} for the variant)"
 
 
 def win_rate_text(credits: np.ndarray) -> str:

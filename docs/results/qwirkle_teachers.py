@@ -19,7 +19,11 @@ its win rate with the Wilson 95% interval:
   moves: the plan's look-ahead on the heuristic's own valuation.
 
 ``python docs/results/qwirkle_teachers.py plan+endgame --games 1000`` (seed 12345, the feature
-screens' deals, by default).
+screens' deals, by default). With ``--paired`` every game is seeded on its own
+(``decisions.play_paired``) and a variant other than ``plan`` is played against the plan
+teacher's results on the same games: the two play the same game up to the variant's first
+different choice, and the script prints both win rates, the games whose result differs and
+the variant's net gain in them.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from decisions import play_against, win_rate_text
+from decisions import Decide, paired_text, play_against, play_paired, win_rate_text
 
 from tabletop_rl.baselines.agents.feature_value import FeatureValueAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import Move, QwirkleHeuristicAgent
@@ -120,34 +124,70 @@ class FollowUpHeuristic(QwirkleHeuristicAgent):
         return out
 
 
+def make_decide(variant: str, ties: np.random.Generator) -> Decide:
+    """``variant``'s decisions over one game (fresh scripted agents), its ties drawn from
+    ``ties``."""
+    plan = FeatureValueAgent(ties, ENV, PLAN)
+    endgame = EndgameSearch(ties)
+    heuristic = FollowUpHeuristic(ties)
+
+    def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
+        if variant == "heuristic+follow-up":
+            return int(heuristic.act(obs, view))
+        if variant == "plan+endgame" and not view.bag_size and not view.first_turn:
+            return int(endgame.act(obs, view))
+        return int(plan.act(obs, view))
+
+    return decide
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("variant", choices=("plan", "plan+endgame", "heuristic+follow-up"))
     parser.add_argument("--opponent", default="heuristic", help="agent spec of the opponent")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="seed every game on its own and play the plan teacher on the same games too",
+    )
     args = parser.parse_args()
     model = make(ENV, raw=True, num_players=2, features=True).model
+    head = f"{ENV}: {args.variant} against {args.opponent}, {args.games} games"
+    if args.paired:
+
+        def paired_credits(variant: str) -> np.ndarray:
+            return play_paired(
+                model,
+                ENV,
+                args.games,
+                args.seed,
+                lambda ties: make_decide(variant, ties),
+                args.opponent,
+            )
+
+        variant = paired_credits(args.variant)
+        if args.variant == "plan":
+            print(f"{head} (paired): {win_rate_text(variant)}")
+            return
+        plan = paired_credits("plan")
+        print(
+            f"{head} (paired): {win_rate_text(variant)}; the plan teacher on the same games: "
+            f"{win_rate_text(plan)}; {paired_text(variant, plan)}"
+        )
+        return
     ties = np.random.default_rng([args.seed, 4])
-    plan = FeatureValueAgent(ties, ENV, PLAN)
     current: dict[str, Any] = {}
 
     def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
         if current.get("state") is not state:  # a new game: fresh scripted agents
             current["state"] = state
-            current["endgame"] = EndgameSearch(ties)
-            current["heuristic"] = FollowUpHeuristic(ties)
-        if args.variant == "heuristic+follow-up":
-            return int(current["heuristic"].act(obs, view))
-        if args.variant == "plan+endgame" and not view.bag_size and not view.first_turn:
-            return int(current["endgame"].act(obs, view))
-        return int(plan.act(obs, view))
+            current["decide"] = make_decide(args.variant, ties)
+        return int(current["decide"](state, obs, view))
 
     credits = play_against(model, ENV, args.games, args.seed, decide, args.opponent)
-    print(
-        f"{ENV}: {args.variant} against {args.opponent}, {args.games} games: "
-        f"{win_rate_text(credits)}"
-    )
+    print(f"{head}: {win_rate_text(credits)}")
 
 
 if __name__ == "__main__":

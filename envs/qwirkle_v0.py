@@ -109,7 +109,7 @@ Features
 --------
 ``raw_env(features=True)`` appends fields that the rules engine knows and a network would
 otherwise have to rediscover (:mod:`tabletop_rl.envs.qwirkle.features`). The observation grows
-to 74,662 entries at the default window; ``env.layout.decode`` names the new fields too:
+to 83,789 entries at the default window; ``env.layout.decode`` names the new fields too:
 
 | field | shape | offset | values | meaning |
 |---|---|---|---|---|
@@ -124,17 +124,20 @@ to 74,662 entries at the default window; ``env.layout.decode`` names the new fie
 | `turn_net` | (1,) | 65534 | [-84, 90] | ending the turn now: points less those handed on |
 | `place_plan` | (6, 39, 39) | 65535 | [-84, 126] | place_net plus 0.4 x the kept tiles' next move |
 | `turn_plan` | (1,) | 74661 | [-84, 126] | turn_net plus 0.4 x the kept tiles' next move |
+| `place_endgame` | (6, 39, 39) | 74662 | [-90, 180] | place_plan; 3-ply search once bag is empty |
+| `turn_endgame` | (1,) | 83788 | [-90, 180] | turn_plan; 3-ply search once bag is empty |
 
 - Every spatial field lies over the ``board`` window's cells; ``place_legal``,
-  ``place_points``, ``place_best``, ``place_net`` and ``place_plan`` are in the placement
-  actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col`` belongs to
-  action ``slot * C + row * W + col``), and ``turn_points``, ``turn_net`` and ``turn_plan``
-  belong to the end-turn action:
+  ``place_points``, ``place_best``, ``place_net``, ``place_plan`` and ``place_endgame`` are in
+  the placement actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col``
+  belongs to action ``slot * C + row * W + col``), and ``turn_points``, ``turn_net``,
+  ``turn_plan`` and ``turn_endgame`` belong to the end-turn action:
   each declares that action group (``Field.action_group``), which ``action_features: true``
   in a PPO config reads.
 - ``place_legal``: the placement part of the observer's action mask; all zeros when the
   observer is not the player to act (so are ``place_points``, ``turn_points``,
-  ``place_best``, ``place_net``, ``turn_net``, ``place_plan`` and ``turn_plan``).
+  ``place_best``, ``place_net``, ``turn_net``, ``place_plan``, ``turn_plan``,
+  ``place_endgame`` and ``turn_endgame``).
 - ``place_points``: for each legal placement, the points the turn would score if it ended
   right after that tile: the tiles laid so far this turn plus this one scored as one move
   (main line, cross lines, 6 more per Qwirkle), plus the 6-point end bonus when the tile
@@ -178,6 +181,20 @@ to 74,662 entries at the default window; ``env.layout.decode`` names the new fie
   a weight of 1 was weaker than none (``docs/results/ppo.md``).
 - ``turn_plan``: the same for ending the turn now (``turn_net`` plus 0.4 times the follow-up
   of the tiles laid so far) when the mask allows it; 0 otherwise.
+- ``place_endgame``: ``place_plan``, until the bag is empty in a two-player game. From then on
+  the opponent's rack is exactly the tiles the observer cannot see (``unseen``), nothing is
+  hidden, and for each legal placement it is the most, over the whole turns that make it
+  next, of the turn's *endgame value* (:mod:`tabletop_rl.envs.qwirkle.endgame`): its points
+  (end bonus included; a turn that lays the whole hand ends the game and is worth its points),
+  less the most points of the opponent's reply (its end bonus included; when a reply of those
+  points lays the opponent's whole rack the game ends and the value stops there), plus the
+  most points of the observer's next move with the tiles the turn keeps, on the board the
+  reply leaves, the reply of those most points assumed that leaves it the fewest (with no
+  legal reply, the kept tiles' best move on the turn's own board). Every move lies inside
+  the window. Within [-90, 180]: a reply scores at most 90, a turn and the next move at most
+  90 each.
+- ``turn_endgame``: the same for ending the turn now (``turn_plan`` before the endgame) when
+  the mask allows it; 0 otherwise.
 - ``line_length`` (plane 0 rows, plane 1 columns): on a tile, the length of its line in that
   direction; on an empty cell, the length of the line a tile laid there would make (the
   tiles on both sides plus itself); 0 when the cell, counted as a tile, would have no
@@ -190,27 +207,30 @@ to 74,662 entries at the default window; ``env.layout.decode`` names the new fie
   closed. 0 on empty cells.
 - ``cell_kinds``: on each empty cell next to a tile, how many of the 36 tile kinds may be laid
   there alone (the same test); 0 elsewhere. A cell where no kind fits is a dead cell.
-- All but ``place_best``, ``place_net``, ``turn_net``, ``place_plan`` and ``turn_plan`` are
-  computed from the ``board`` planes (this turn's tiles included), ``bag_size``, ``hand_sizes``
-  and the mask, by one compiled kernel over the laid area, so both engines give the same
-  features. The other five come from one search that lays the observer's own tiles
+- All but ``place_best``, ``place_net``, ``turn_net``, ``place_plan``, ``turn_plan``,
+  ``place_endgame`` and ``turn_endgame`` are computed from the ``board`` planes (this turn's
+  tiles included), ``bag_size``, ``hand_sizes`` and the mask, by one compiled kernel over the
+  laid area, so both engines give the same features. The other seven come from one search
+  that lays the observer's own tiles
   (:mod:`tabletop_rl.envs.qwirkle.best_turns`: over the compiled engine's masks, or from the
   reference engine's move generator; both tested against a search through the game model; the
   follow-ups of :mod:`tabletop_rl.envs.qwirkle.follow_ups` against a brute force over the
-  kept tiles' placements). The batched games compute them too: ``VectorGames("qwirkle_v0",
+  kept tiles' placements, and the endgame search against the three plies played through the
+  game model). The batched games compute them too: ``VectorGames("qwirkle_v0",
   features=True)`` stays on the compiled batch, whose observations with features equal the feature
   model's (tested). Their cost on the compiled engine (``python
   benchmarks/qwirkle_features_cost.py --games 3 --rounds 3 --num-envs 64``: 1,224 positions of
   random games, CPU time, best of 3 rounds, the 2-core machine idle): per observation, the base
-  ``observe`` 3.7 us, the legal mask the features read 2.5 us, the feature writer 884.9 us,
-  ``observe`` with features 933.1 us in all; per game step of a batch of 64 games, 2.2 us
-  without features and 1,231.1 us with them. The follow-ups
-  (``place_plan``, ``turn_plan``) are most of it: before them the same benchmark (``--games 20
-  --rounds 5``, the machine idle) gave a feature writer of 83.7 us (72.3 us before ``place_net``
-  and ``turn_net``, 16.0 us before ``place_best``) and 103.1 us per batch game step (95.0 us
-  before ``place_net``, 37.7 us before ``place_best``). A training step costs more in the network
-  than in the features even so: the shipped run made 62,610 learner steps in its 10 minutes
-  (66,862 before revision 4).
+  ``observe`` 3.7 us, the legal mask the features read 2.7 us, the feature writer 1,420.2 us,
+  ``observe`` with features 1,452.9 us in all; per game step of a batch of 64 games, 2.2 us
+  without features and 1,262.0 us with them (before the endgame fields: 884.9 us, 933.1 us and
+  1,231.1 us). The follow-ups and the endgame search are most of it: before the follow-ups
+  (``place_plan``, ``turn_plan``) the same benchmark (``--games 20 --rounds 5``, the machine
+  idle) gave a feature writer of 83.7 us (72.3 us before ``place_net`` and ``turn_net``, 16.0 us
+  before ``place_best``) and 103.1 us per batch game step (95.0 us before ``place_net``, 37.7 us
+  before ``place_best``). A training step costs more in the network than in the features even
+  so: the shipped run made 57,261 learner steps in its 10 minutes (62,610 before revision 5,
+  66,862 before revision 4).
 - ``env.symmetries()`` is ``None`` with features: under a rotation the row and column planes of
   ``line_length`` and ``line_open`` swap, which the board symmetries do not express.
 
@@ -293,6 +313,10 @@ Version history
   ``turn_net`` (74,662 entries; the fields before them keep their offsets). Policies trained
   on the third revision no longer load; the shipped ``ppo:pretrained/qwirkle_v0`` was
   retrained on the fourth.
+- v0, ``features`` option, fifth revision: ``place_endgame`` and ``turn_endgame`` appended
+  after ``turn_plan`` (83,789 entries; the fields before them keep their offsets). Policies
+  trained on the fourth revision no longer load; the shipped ``ppo:pretrained/qwirkle_v0`` was
+  retrained on the fifth.
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ GAMES = {
             "turn_net",
             "place_plan",
             "turn_plan",
+            "place_endgame",
+            "turn_endgame",
         ],
         "place_best",
     ),

@@ -10,48 +10,20 @@ again), of ``turn_net`` where the turn ends (tested in ``test_qwirkle_features.p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.qwirkle.board import Board
-from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
-from tabletop_rl.envs.qwirkle.features import qwirkle_features
 from tabletop_rl.envs.qwirkle.follow_ups import FOLLOW_UP_WEIGHT
 from tabletop_rl.envs.qwirkle.game import END_BONUS
-from tabletop_rl.envs.qwirkle.model import QwirkleModel
 
-WINDOW = 39
-
-
-def feature_model(engine: str) -> FeatureModel:
-    cls = QwirkleCompiledModel if engine == "compiled" else QwirkleModel
-    return FeatureModel(cls(num_players=2), qwirkle_features(WINDOW))
-
-
-def played_positions(model: FeatureModel, seed: int, every: int, limit: int) -> Iterator[Any]:
-    """Every ``every``-th decision of a game the heuristic plays (a random legal action one
-    step in four, which it then continues), at most ``limit`` of them."""
-    rng = np.random.default_rng(seed)
-    agent = QwirkleHeuristicAgent(np.random.default_rng(seed))
-    state = model.new_state(rng)
-    steps = found = 0
-    while not model.is_over(state) and found < limit:
-        mask = model.legal_mask(state)
-        view = model.public_view(state, model.current_player(state))
-        if steps % every == 0 and (mask[: model.codec.end].any() or mask[model.codec.end]):
-            found += 1
-            yield state
-        if rng.random() < 0.25:
-            action = int(rng.choice(np.flatnonzero(mask)))
-        else:
-            action = agent.act({"action_mask": mask}, view)
-        model.step(state, action)
-        steps += 1
+sys.path.insert(0, str(Path(__file__).parent))
+from qwirkle_positions import feature_model, played_positions
 
 
 def brute_follow_up(view: Any) -> int:

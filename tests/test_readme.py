@@ -109,7 +109,7 @@ def test_the_readme_ablation_table_is_its_evaluations() -> None:
 SHIPPED_RUNS = {
     "liniell_v0": "liniell_v0_idle10_turn_value",
     "qwirkle_cards_v0": "qwirkle_cards_v0_idle10_turn_value",
-    "qwirkle_v0": "qwirkle_v0_idle10_plan",
+    "qwirkle_v0": "qwirkle_v0_idle10_endgame",
 }
 """The training run (``docs/results/ppo_runs/``) whose policy ships as ``ppo:pretrained/ENV``."""
 

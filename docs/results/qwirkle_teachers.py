@@ -9,11 +9,15 @@ its win rate with the Wilson 95% interval:
 - ``plan``: the plan teacher itself (for a comparison on the same deals).
 - ``plan+endgame``: the plan teacher until the bag is empty. From then on the opponent's rack
   is exactly the tiles the player cannot see (two players), and the player searches three
-  plies: each legal move is worth its points, less the most points of the opponent's reply,
-  plus the most points of the player's next move with the tiles it keeps (the end bonus in
-  each when it empties a hand; a move that empties a hand ends the game, and with it the
-  search). Among the opponent's replies of equal points the search assumes the one that leaves
-  the player's next move the fewest.
+  plies (:mod:`tabletop_rl.envs.qwirkle.endgame`): each legal move is worth its points, less
+  the most points of the opponent's reply, plus the most points of the player's next move
+  with the tiles it keeps (the end bonus in each when it empties a hand; a move that empties a
+  hand ends the game, and with it the search). Among the opponent's replies of equal points
+  the search assumes the one that leaves the player's next move the fewest. The heuristic's
+  list of moves, each valued by the search, chooses the whole move.
+- ``endgame``: the same search read off the observation, as a policy could copy it: the
+  feature value agent on ``place_endgame`` and ``turn_endgame`` (features revision 5; the plan
+  teacher's fields until the bag is empty).
 - ``heuristic+follow-up``: the heuristic with 0.4 times the follow-up (what its kept tiles
   score next, :mod:`tabletop_rl.envs.qwirkle.follow_ups`) added to the value of its eight best
   moves: the plan's look-ahead on the heuristic's own valuation.
@@ -29,7 +33,6 @@ the variant's net gain in them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,14 +42,15 @@ from tabletop_rl.baselines.agents.feature_value import FeatureValueAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import Move, QwirkleHeuristicAgent
 from tabletop_rl.envs import make
 from tabletop_rl.envs.qwirkle.board import Board
+from tabletop_rl.envs.qwirkle.endgame import view_endgame_points
 from tabletop_rl.envs.qwirkle.follow_ups import FOLLOW_UP_WEIGHT, view_follow_up_points
 from tabletop_rl.envs.qwirkle.game import END_BONUS
-from tabletop_rl.envs.qwirkle.moves import legal_moves
-from tabletop_rl.envs.qwirkle.tiles import Tile
 
 ENV = "qwirkle_v0"
 PLAN = {"place_plan": 1.0, "turn_plan": 1.0}
-"""The plan teacher's weights (the shipped Qwirkle config's ``teacher``)."""
+"""The plan teacher's weights."""
+ENDGAME = {"place_endgame": 1.0, "turn_endgame": 1.0}
+"""The endgame teacher's weights."""
 FOLLOWED = 8
 """How many of the heuristic's best moves ``heuristic+follow-up`` looks one move further."""
 
@@ -57,55 +61,18 @@ def move_points(board: Board, move: Move, hand_size: int) -> int:
     return board.points(move) + (END_BONUS if len(move) == hand_size else 0)
 
 
-def kept_tiles(hand: Sequence[Tile], move: Move) -> list[Tile]:
-    """The tiles of ``hand`` that ``move`` does not lay."""
-    kept = list(hand)
-    for _, _, tile in move:
-        kept.remove(tile)
-    return kept
-
-
-def best_points(board: Board, hand: Sequence[Tile]) -> int:
-    """The most points (end bonus included) of a legal move of ``hand`` on ``board``; 0 when
-    none is legal."""
-    return max((move_points(board, m, len(hand)) for m in legal_moves(board, hand)), default=0)
-
-
-def endgame_value(board: Board, hand: Sequence[Tile], rack: Sequence[Tile], move: Move) -> int:
-    """The three-ply value (module docstring) of playing ``move`` from ``hand`` on ``board``
-    with the bag empty, the opponent holding ``rack``."""
-    points = move_points(board, move, len(hand))
-    kept = kept_tiles(hand, move)
-    if not kept:
-        return points  # the game ends
-    after = board.copy()
-    after.lay(move)
-    replies = [(move_points(after, r, len(rack)), r) for r in legal_moves(after, rack)]
-    if not replies:
-        return points + best_points(after, kept)
-    top = max(p for p, _ in replies)
-    if any(len(r) == len(rack) for p, r in replies if p == top):
-        return points - top  # its best reply ends the game
-    nexts = []
-    for p, reply in replies:
-        if p == top:
-            board_next = after.copy()
-            board_next.lay(reply)
-            nexts.append(best_points(board_next, kept))
-    return points - top + min(nexts)
-
-
 class EndgameSearch(QwirkleHeuristicAgent):
-    """The heuristic's moves and sub-actions, valued by :func:`endgame_value` once the bag is
-    empty (the heuristic's own values before)."""
+    """The heuristic's moves and sub-actions, valued by the endgame search
+    (:func:`~tabletop_rl.envs.qwirkle.endgame.view_endgame_points`) once the bag is empty
+    (the heuristic's own values before)."""
 
     def move_candidates(self, view: Any) -> list[tuple[float, Move]]:
         if view.first_turn or view.bag_size or len(view.hand_sizes) != 2:
             return super().move_candidates(view)
-        rack = [t for t, copies in enumerate(view.unseen) for _ in range(copies)]
-        board = view.board
+        board, size = view.board, len(view.hand)
         return [
-            (float(endgame_value(board, view.hand, rack, m)), m) for m, _ in view.scored_moves()
+            (float(view_endgame_points(view, m, move_points(board, m, size))), m)
+            for m, _ in view.scored_moves()
         ]
 
 
@@ -128,12 +95,15 @@ def make_decide(variant: str, ties: np.random.Generator) -> Decide:
     """``variant``'s decisions over one game (fresh scripted agents), its ties drawn from
     ``ties``."""
     plan = FeatureValueAgent(ties, ENV, PLAN)
+    searched = FeatureValueAgent(ties, ENV, ENDGAME)
     endgame = EndgameSearch(ties)
     heuristic = FollowUpHeuristic(ties)
 
     def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
         if variant == "heuristic+follow-up":
             return int(heuristic.act(obs, view))
+        if variant == "endgame":
+            return int(searched.act(obs, view))
         if variant == "plan+endgame" and not view.bag_size and not view.first_turn:
             return int(endgame.act(obs, view))
         return int(plan.act(obs, view))
@@ -143,7 +113,9 @@ def make_decide(variant: str, ties: np.random.Generator) -> Decide:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("variant", choices=("plan", "plan+endgame", "heuristic+follow-up"))
+    parser.add_argument(
+        "variant", choices=("plan", "plan+endgame", "endgame", "heuristic+follow-up")
+    )
     parser.add_argument("--opponent", default="heuristic", help="agent spec of the opponent")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12345)

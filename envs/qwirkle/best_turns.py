@@ -34,14 +34,15 @@ Two implementations give the same numbers:
 >>> model = QwirkleCompiledModel()
 >>> state = model.new_state(np.random.default_rng(0))
 >>> mask = model.legal_mask(state)
->>> compiled = [np.zeros(model.codec.end, dtype=np.float32) for _ in range(3)]
+>>> compiled = [np.zeros(model.codec.end, dtype=np.float32) for _ in range(4)]
 >>> best_turn_points(state.grid, state.fit, state.meta, mask, *compiled[:2], np.zeros(1),
-...                  compiled[2], np.zeros(1))
->>> reference = [np.zeros(model.codec.end, dtype=np.float32) for _ in range(3)]
+...                  compiled[2], np.zeros(1), compiled[3], np.zeros(1))
+>>> reference = [np.zeros(model.codec.end, dtype=np.float32) for _ in range(4)]
 >>> view = model.public_view(state, model.current_player(state))
->>> view_best_turn_points(view, mask, *reference[:2], np.zeros(1), reference[2], np.zeros(1))
+>>> view_best_turn_points(view, mask, *reference[:2], np.zeros(1), reference[2], np.zeros(1),
+...                       reference[3], np.zeros(1))
 >>> [bool((a == b).all()) for a, b in zip(compiled, reference)], int(compiled[0].max()) >= 1
-([True, True, True], True)
+([True, True, True, True], True)
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from numba import njit
 from . import compiled_kernels as K
 from .actions import Place
 from .board import QWIRKLE_BONUS, QWIRKLE_LENGTH, Cell, Move, fits_alone, missing_tiles, run_tiles
+from .endgame import endgame_applies, endgame_points, endgame_workspace, view_endgame_points
 from .follow_ups import (
     FOLLOW_UP_WEIGHT,
     follow_up_points,
@@ -172,6 +174,8 @@ def best_turn_points(
     turn_net: np.ndarray,
     plan: np.ndarray,
     turn_plan: np.ndarray,
+    endgame: np.ndarray,
+    turn_endgame: np.ndarray,
 ) -> None:
     """For every placement that ``mask`` (the legal mask of the player to act) allows, write
     into ``out[action]`` the most points of a complete turn that makes it next, into
@@ -181,7 +185,10 @@ def best_turn_points(
     :data:`~.follow_ups.FOLLOW_UP_WEIGHT` times its follow-up
     (:func:`~.follow_ups.follow_up_points`); other entries are left as they are.
     ``turn_net[0]`` and ``turn_plan[0]`` get the same values of ending the turn now when
-    ``mask`` allows it. An empty ``plan`` skips the follow-ups (and ``turn_plan``). ``grid`` is
+    ``mask`` allows it. ``endgame[action]`` and ``turn_endgame[0]`` get the most endgame value
+    (:func:`~.endgame.endgame_points`) of such turns once :func:`~.endgame.endgame_applies`,
+    and ``plan``'s values before. An empty ``plan`` skips the follow-ups (and ``turn_plan``),
+    an empty ``endgame`` the endgame values (``plan`` must be given for them). ``grid`` is
     restored and ``meta`` untouched on return."""
     w = meta[K.WIN]
     end = K.HAND * w * w
@@ -194,12 +201,19 @@ def best_turn_points(
     count = np.zeros(K.HAND + 1, dtype=np.int64)
     done = np.zeros(K.HAND + 1, dtype=np.int64)
     work = follow_up_workspace(fit, m, end if plans else 0)
+    endgames = plans and endgame.shape[0] > 0
+    ends = endgames and endgame_applies(m)
+    ending = endgame_workspace(fit, m, end if ends else 0)
     if mask[end]:
         _, points = placements(grid, fit, m, scratch, options[0])
         turn_net[0] = _net(grid, m, hold, hand, points)
         if plans:
             follow = follow_up_points(grid, fit, m, scratch, work)
             turn_plan[0] = turn_net[0] + FOLLOW_UP_WEIGHT * follow
+        if endgames:
+            turn_endgame[0] = (
+                endgame_points(grid, fit, m, points, scratch, ending) if ends else turn_plan[0]
+            )
     for action in range(end):
         if mask[action] == 0:
             continue
@@ -209,6 +223,9 @@ def best_turn_points(
         best_plan = -np.inf
         if plans and best >= 0:
             best_plan = best_net + FOLLOW_UP_WEIGHT * follow_up_points(grid, fit, m, scratch, work)
+        best_end = -np.inf
+        if ends and best >= 0:
+            best_end = float(endgame_points(grid, fit, m, best, scratch, ending))
         done[0] = 0
         depth = 0
         while depth >= 0:
@@ -228,11 +245,15 @@ def best_turn_points(
             if plans and points >= 0:
                 value += FOLLOW_UP_WEIGHT * follow_up_points(grid, fit, m, scratch, work)
                 best_plan = max(best_plan, value)
+            if ends and points >= 0:
+                best_end = max(best_end, endgame_points(grid, fit, m, points, scratch, ending))
         lift(grid, m)
         out[action] = best
         net[action] = best_net
         if plans:
             plan[action] = best_plan
+        if endgames:
+            endgame[action] = best_end if ends else best_plan
 
 
 def greedy_action(
@@ -266,7 +287,9 @@ def greedy_action(
         return end if stop >= 0 else -1
     values = np.zeros(end, dtype=np.float32)
     net, nothing = np.zeros(end, dtype=np.float32), np.zeros(0, dtype=np.float32)
-    best_turn_points(grid, fit, meta, mask, values, net, np.zeros(1), nothing, nothing)
+    best_turn_points(
+        grid, fit, meta, mask, values, net, np.zeros(1), nothing, nothing, nothing, nothing
+    )
     scores = values[placed]
     best = scores.max()
     if stop >= best:
@@ -294,6 +317,8 @@ def view_best_turn_points(
     turn_net: np.ndarray,
     plan: np.ndarray,
     turn_plan: np.ndarray,
+    endgame: np.ndarray,
+    turn_endgame: np.ndarray,
 ) -> None:
     """:func:`best_turn_points` from the reference engine's move generator, as the greedy
     agent plans: every legal move of the player to act with its points
@@ -303,7 +328,9 @@ def view_best_turn_points(
     :data:`~.follow_ups.FOLLOW_UP_WEIGHT` times :func:`~.follow_ups.view_follow_up_points`)
     to every placement of one of its other tiles that ``mask`` allows, and each placement
     keeps the most; the move of exactly the tiles laid so far gives ``turn_net`` and
-    ``turn_plan``. An empty ``plan`` skips the follow-ups. ``view`` is the public view of the
+    ``turn_plan``, and the same with :func:`~.endgame.view_endgame_points` for ``endgame`` and
+    ``turn_endgame`` (``plan``'s values before the endgame). An empty ``plan`` skips the
+    follow-ups, an empty ``endgame`` the endgame values. ``view`` is the public view of the
     player to act."""
     hand = view.hand
     used = {slot for _, _, slot in view.laid_this_turn}
@@ -311,8 +338,11 @@ def view_best_turn_points(
     unseen = np.array(view.unseen, dtype=np.int64)
     hold = hold_probabilities(unseen, view.hand_sizes[(view.player + 1) % len(view.hand_sizes)])
     plans = plan.shape[0] > 0
+    endgames = plans and endgame.shape[0] > 0
+    ends = endgames and view.bag_size == 0 and len(view.hand_sizes) == 2
     best_net: dict[int, float] = {}
     best_plan: dict[int, float] = {}
+    best_end: dict[int, float] = {}
     for move, points in view.scored_moves():
         if not laid <= set(move):
             continue
@@ -324,10 +354,13 @@ def view_best_turn_points(
         planned = value
         if plans:
             planned += FOLLOW_UP_WEIGHT * view_follow_up_points(view, move)
+        searched = float(view_endgame_points(view, move, points)) if ends else planned
         if len(move) == len(laid) and mask[view.codec.end]:
             turn_net[0] = value
             if plans:
                 turn_plan[0] = planned
+            if endgames:
+                turn_endgame[0] = searched
         for r, c, tile in move:
             cell = view.window_cell(r, c)
             if (r, c, tile) in laid or cell is None:
@@ -338,11 +371,15 @@ def view_best_turn_points(
                     out[action] = max(out[action], points)
                     best_net[action] = max(best_net.get(action, -np.inf), value)
                     best_plan[action] = max(best_plan.get(action, -np.inf), planned)
+                    best_end[action] = max(best_end.get(action, -np.inf), searched)
     for action, value in best_net.items():
         net[action] = value
     if plans:
         for action, value in best_plan.items():
             plan[action] = value
+    if endgames:
+        for action, value in best_end.items():
+            endgame[action] = value
 
 
 def view_handed_points(view: QwirkleView, move: Move, hold: np.ndarray) -> float:

@@ -7,14 +7,18 @@
 actions' order (plane ``slot``, row, column: entry ``slot * C + row * W + col`` is action
 ``slot * C + row * W + col``).
 
-The features but three are computed by one compiled kernel from the base observation alone
-(the ``board`` planes, ``bag_size`` and ``hand_sizes``) and the legal mask, so the compiled and
-the reference engine, whose base observations are equal, give equal features. The three are
-``place_best``, greedy's value of each placement (the most points of a whole turn that makes
-it next), and ``place_net`` and ``turn_net``, the same less what the turn hands the next
-player through lines of five: one search that lays the observer's tiles (:mod:`.best_turns`;
-the compiled search on the compiled engine, the reference engine's move generator on the
-reference one; both tested against a search through the game-model interface). The points follow
+The features but the searched ones are computed by one compiled kernel from the base
+observation alone (the ``board`` planes, ``bag_size`` and ``hand_sizes``) and the legal mask,
+so the compiled and the reference engine, whose base observations are equal, give equal
+features. The searched ones are ``place_best``, greedy's value of each placement (the most
+points of a whole turn that makes it next); ``place_net`` and ``turn_net``, the same less what
+the turn hands the next player through lines of five; ``place_plan`` and ``turn_plan``, that
+plus what the kept tiles score next (:mod:`.follow_ups`); and ``place_endgame`` and
+``turn_endgame``, the plan until the bag is empty and a three-ply search of the rest of a
+two-player game then (:mod:`.endgame`). One search lays the observer's tiles
+(:mod:`.best_turns`; the compiled search on the compiled engine, the reference engine's move
+generator on the reference one; both tested against searches through the game-model
+interface). The points follow
 from the geometry: a placement the mask allows is legal, so what it scores depends only on
 the lengths of the lines it builds, not on the tile:
 
@@ -74,6 +78,9 @@ MAX_HANDED_POINTS = 7 * (QWIRKLE_LENGTH + QWIRKLE_BONUS)
 of its tiles, each a line of five the next player surely completes."""
 MAX_PLAN_VALUE = MAX_TURN_POINTS + FOLLOW_UP_WEIGHT * MAX_TURN_POINTS
 """No ``place_plan`` is higher: a turn's most points and the weighted most of the next move."""
+MAX_ENDGAME_VALUE = 2 * MAX_TURN_POINTS
+"""No endgame value is higher: a turn's most points and the most of the next move (the
+opponent's reply scoring nothing)."""
 MAX_JOINED_LINE = 2 * QWIRKLE_LENGTH + 1
 """The longest line a tile laid on an empty cell could join: a full line on either side."""
 
@@ -169,6 +176,23 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 high=float(MAX_PLAN_VALUE),
                 action_group="end_turn",
             ),
+            Field(
+                "place_endgame",
+                (HAND_SIZE, w, w),
+                "place_plan; 3-ply search once bag is empty",
+                low=-float(max(MAX_HANDED_POINTS, MAX_TURN_POINTS)),
+                high=float(MAX_ENDGAME_VALUE),
+                spatial=True,
+                action_group="place",
+            ),
+            Field(
+                "turn_endgame",
+                (1,),
+                "turn_plan; 3-ply search once bag is empty",
+                low=-float(max(MAX_HANDED_POINTS, MAX_TURN_POINTS)),
+                high=float(MAX_ENDGAME_VALUE),
+                action_group="end_turn",
+            ),
         ),
         _write,
     )
@@ -209,6 +233,8 @@ def _write(
             out["turn_net"],
             out["place_plan"].reshape(-1),
             out["turn_plan"],
+            out["place_endgame"].reshape(-1),
+            out["turn_endgame"],
         )
         if isinstance(state, CompiledQwirkleState):
             best_turn_points(state.grid, state.fit, state.meta, mask, *searched)
@@ -409,6 +435,8 @@ FEATURE_FIELDS = (
     "turn_net",
     "place_plan",
     "turn_plan",
+    "place_endgame",
+    "turn_endgame",
 )
 
 
@@ -469,11 +497,11 @@ def place_best_into(
     at: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """Write ``place_best``, ``place_net``, ``turn_net``, ``place_plan`` and ``turn_plan`` into
-    the flat observation ``obs`` (after :func:`features_into`) for the player to act of the
-    compiled game ``grid``, ``fit``, ``meta``, whose legal mask is ``mask``: the fields that
-    need the game, not only the observation (the search lays the hand's tiles,
-    :func:`.best_turns.best_turn_points`)."""
+    """Write ``place_best``, ``place_net``, ``turn_net``, ``place_plan``, ``turn_plan``,
+    ``place_endgame`` and ``turn_endgame`` into the flat observation ``obs`` (after
+    :func:`features_into`) for the player to act of the compiled game ``grid``, ``fit``,
+    ``meta``, whose legal mask is ``mask``: the fields that need the game, not only the
+    observation (the search lays the hand's tiles, :func:`.best_turns.best_turn_points`)."""
     w = at[0]
     cells = HAND_SIZE * w * w
     best_turn_points(
@@ -486,6 +514,8 @@ def place_best_into(
         obs[at[11] : at[11] + 1],
         obs[at[12] : at[12] + cells],
         obs[at[13] : at[13] + 1],
+        obs[at[14] : at[14] + cells],
+        obs[at[15] : at[15] + 1],
     )
 
 
@@ -495,6 +525,7 @@ QWIRKLE_FEATURES = qwirkle_features(DEFAULT_WINDOW)
 
 __all__ = [
     "FEATURE_FIELDS",
+    "MAX_ENDGAME_VALUE",
     "MAX_JOINED_LINE",
     "MAX_TURN_POINTS",
     "QWIRKLE_FEATURES",

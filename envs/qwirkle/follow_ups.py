@@ -34,7 +34,7 @@ from .board import Move
 from .game import END_BONUS
 from .model import QwirkleView
 from .moves import legal_moves
-from .turn_search import MAX_OPTIONS, most_points
+from .turn_search import MAX_OPTIONS, commit_turn, most_points, turn_key
 
 MEMO_SIZE = 1 << 12
 """Turns whose follow-up one search remembers: a move is reached once per order of laying
@@ -60,27 +60,6 @@ def follow_up_workspace(fit: np.ndarray, meta: np.ndarray, placements: int) -> t
     )
 
 
-@njit(cache=True, inline="always")
-def _mix(x: int) -> int:
-    """A 64-bit mix of ``x`` (splitmix64's finaliser): one laid tile's share of a turn's key."""
-    z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return np.int64(z ^ (z >> np.uint64(31)))
-
-
-@njit(cache=True)
-def _turn_key(grid: np.ndarray, meta: np.ndarray) -> int:
-    """What identifies the turn's tiles whatever their order: the sum of each laid tile's
-    :func:`_mix` of its cell and kind (never 0, the memo's empty mark)."""
-    key = np.int64(0)
-    for i in range(meta[K.PN]):
-        r = meta[K.PEND + 3 * i]
-        c = meta[K.PEND + 3 * i + 1]
-        key += _mix((r * K.GRID + c) * 36 + grid[r, c] - 1)
-    return key if key != 0 else 1
-
-
 @njit(cache=True)
 def follow_up_points(
     grid: np.ndarray, fit: np.ndarray, meta: np.ndarray, scratch: np.ndarray, work: tuple
@@ -95,7 +74,7 @@ def follow_up_points(
     size = meta[K.HLEN + cur]
     if n == size:
         return 0
-    key = _turn_key(grid, meta)
+    key = turn_key(grid, meta)
     at = key & (MEMO_SIZE - 1)
     for _ in range(MEMO_SIZE):
         if memo[at, 0] == key:
@@ -103,33 +82,7 @@ def follow_up_points(
         if memo[at, 0] == 0:
             break
         at = (at + 1) & (MEMO_SIZE - 1)
-    work_meta[:] = meta
-    work_fit[:, :] = fit
-    K.refresh_fits(grid, work_fit, work_meta)
-    for i in range(n):
-        r = meta[K.PEND + 3 * i]
-        c = meta[K.PEND + 3 * i + 1]
-        if work_meta[K.NTILES] == 0 and i == 0:
-            work_meta[K.B0R] = r
-            work_meta[K.B1R] = r
-            work_meta[K.B0C] = c
-            work_meta[K.B1C] = c
-        work_meta[K.B0R] = min(work_meta[K.B0R], r)
-        work_meta[K.B0C] = min(work_meta[K.B0C], c)
-        work_meta[K.B1R] = max(work_meta[K.B1R], r)
-        work_meta[K.B1C] = max(work_meta[K.B1C], c)
-    work_meta[K.NTILES] += n
-    kept = 0
-    for slot in range(size):
-        if not meta[K.USED] >> slot & 1:
-            work_meta[K.HANDS + 6 * cur + kept] = meta[K.HANDS + 6 * cur + slot]
-            kept += 1
-    for slot in range(kept, K.HAND):
-        work_meta[K.HANDS + 6 * cur + slot] = -1
-    work_meta[K.HLEN + cur] = kept
-    work_meta[K.PN] = 0
-    work_meta[K.USED] = 0
-    work_meta[K.FIRST] = 0
+    commit_turn(grid, fit, meta, work_fit, work_meta, cur)
     best = max(most_points(grid, work_fit, work_meta, scratch, starts, options, count, done), 0)
     if memo[at, 0] == 0:
         memo[at, 0] = key

@@ -20,6 +20,73 @@ MAX_OPTIONS = 4 * K.HAND
 column through a single laid tile, each for every hand slot."""
 
 
+@njit(cache=True, inline="always")
+def _mix(x: int) -> int:
+    """A 64-bit mix of ``x`` (splitmix64's finaliser): one laid tile's share of a turn's key."""
+    z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return np.int64(z ^ (z >> np.uint64(31)))
+
+
+@njit(cache=True)
+def turn_key(grid: np.ndarray, meta: np.ndarray) -> int:
+    """What identifies the turn's tiles whatever their order: the sum of each laid tile's
+    :func:`_mix` of its cell and kind (never 0, the memo's empty mark)."""
+    key = np.int64(0)
+    for i in range(meta[K.PN]):
+        r = meta[K.PEND + 3 * i]
+        c = meta[K.PEND + 3 * i + 1]
+        key += _mix((r * K.GRID + c) * 36 + grid[r, c] - 1)
+    return key if key != 0 else 1
+
+
+@njit(cache=True)
+def commit_turn(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    out_fit: np.ndarray,
+    out_meta: np.ndarray,
+    player: int,
+) -> None:
+    """Copy the game ``fit`` and ``meta`` into ``out_fit`` and ``out_meta`` with the turn in
+    progress committed: its tiles (on ``grid`` already) join the board, the hand of the player
+    who laid them keeps its other tiles (in slot order, before any draw), and ``player`` starts
+    a new turn. ``grid``, ``fit`` and ``meta`` are unchanged."""
+    cur = meta[K.CUR]
+    n = meta[K.PN]
+    size = meta[K.HLEN + cur]
+    out_meta[:] = meta
+    out_fit[:, :] = fit
+    K.refresh_fits(grid, out_fit, out_meta)
+    for i in range(n):
+        r = meta[K.PEND + 3 * i]
+        c = meta[K.PEND + 3 * i + 1]
+        if out_meta[K.NTILES] == 0 and i == 0:
+            out_meta[K.B0R] = r
+            out_meta[K.B1R] = r
+            out_meta[K.B0C] = c
+            out_meta[K.B1C] = c
+        out_meta[K.B0R] = min(out_meta[K.B0R], r)
+        out_meta[K.B0C] = min(out_meta[K.B0C], c)
+        out_meta[K.B1R] = max(out_meta[K.B1R], r)
+        out_meta[K.B1C] = max(out_meta[K.B1C], c)
+    out_meta[K.NTILES] += n
+    kept = 0
+    for slot in range(size):
+        if not meta[K.USED] >> slot & 1:
+            out_meta[K.HANDS + 6 * cur + kept] = meta[K.HANDS + 6 * cur + slot]
+            kept += 1
+    for slot in range(kept, K.HAND):
+        out_meta[K.HANDS + 6 * cur + slot] = -1
+    out_meta[K.HLEN + cur] = kept
+    out_meta[K.PN] = 0
+    out_meta[K.USED] = 0
+    out_meta[K.FIRST] = 0
+    out_meta[K.CUR] = player
+
+
 @njit(cache=True)
 def lift(grid: np.ndarray, meta: np.ndarray) -> None:
     """Take the turn's last laid tile back into the hand (undo :func:`~.K.lay`)."""
@@ -101,4 +168,12 @@ def most_points(
     return best
 
 
-__all__ = ["MAX_OPTIONS", "end_points", "lift", "most_points", "placements"]
+__all__ = [
+    "MAX_OPTIONS",
+    "commit_turn",
+    "end_points",
+    "lift",
+    "most_points",
+    "placements",
+    "turn_key",
+]

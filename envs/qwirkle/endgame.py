@@ -40,7 +40,15 @@ from .game import END_BONUS
 from .model import QwirkleView
 from .moves import legal_moves
 from .tiles import Tile
-from .turn_search import MAX_OPTIONS, commit_turn, lift, most_points, placements, turn_key
+from .turn_search import (
+    commit_turn,
+    lift,
+    memo_slot,
+    most_points,
+    placements,
+    search_space,
+    turn_key,
+)
 
 MEMO_SIZE = 1 << 12
 """Turns whose endgame value one search remembers (a turn is reached once per order of laying
@@ -66,14 +74,8 @@ def endgame_workspace(fit: np.ndarray, meta: np.ndarray, placements_: int) -> tu
         np.zeros(size, dtype=np.int64),
         np.zeros(shape, dtype=np.int64),
         np.zeros(size, dtype=np.int64),
-        np.zeros(placements_, dtype=np.int64),
-        np.zeros((K.HAND, MAX_OPTIONS), dtype=np.int64),
-        np.zeros(K.HAND + 1, dtype=np.int64),
-        np.zeros(K.HAND + 1, dtype=np.int64),
-        np.zeros(placements_, dtype=np.int64),
-        np.zeros((K.HAND, MAX_OPTIONS), dtype=np.int64),
-        np.zeros(K.HAND + 1, dtype=np.int64),
-        np.zeros(K.HAND + 1, dtype=np.int64),
+        search_space(placements_),
+        search_space(placements_),
         np.zeros((MEMO_SIZE if placements_ else 0, 2), dtype=np.int64),
     )
 
@@ -91,7 +93,8 @@ def _least_next_move(
     fewest of the most points of the player's next move after them; -1 when one of them lays
     the opponent's whole rack (the game ends). ``grid`` is unchanged on return."""
     next_fit, next_meta = work[2], work[3]
-    starts, options, count, done = work[4], work[5], work[6], work[7]
+    starts, options, count, done = work[4]
+    n_starts, n_options, n_count, n_done = work[5]
     mover = (reply_meta[K.CUR] + 1) % 2
     least = 1 << 30
     count[0], _ = placements(grid, reply_fit, reply_meta, scratch, starts)
@@ -116,7 +119,7 @@ def _least_next_move(
                 lift(grid, reply_meta)
             return -1
         commit_turn(grid, reply_fit, reply_meta, next_fit, next_meta, mover)
-        best = most_points(grid, next_fit, next_meta, scratch, work[8], work[9], work[10], work[11])
+        best = most_points(grid, next_fit, next_meta, scratch, n_starts, n_options, n_count, n_done)
         least = min(least, max(best, 0))
     return least
 
@@ -137,17 +140,13 @@ def endgame_points(
     mover = meta[K.CUR]
     if meta[K.PN] == meta[K.HLEN + mover]:
         return points  # the turn lays the whole hand: the game ends
-    memo = work[12]
+    memo = work[6]
     key = turn_key(grid, meta)
-    at = key & (MEMO_SIZE - 1)
-    for _ in range(MEMO_SIZE):
-        if memo[at, 0] == key:
-            return memo[at, 1]
-        if memo[at, 0] == 0:
-            break
-        at = (at + 1) & (MEMO_SIZE - 1)
+    at = memo_slot(memo, key)
+    if at >= 0 and memo[at, 0] == key:
+        return memo[at, 1]
     reply_fit, reply_meta, next_fit, next_meta = work[0], work[1], work[2], work[3]
-    starts, options, count, done = work[4], work[5], work[6], work[7]
+    starts, options, count, done = work[4]
     commit_turn(grid, fit, meta, reply_fit, reply_meta, (mover + 1) % 2)
     top = most_points(grid, reply_fit, reply_meta, scratch, starts, options, count, done)
     if top < 0:  # no legal reply: the kept tiles' best move on this board
@@ -157,7 +156,7 @@ def endgame_points(
     else:
         least = _least_next_move(grid, reply_fit, reply_meta, top, scratch, work)
         value = points - top + max(least, 0)
-    if memo[at, 0] == 0:
+    if at >= 0:
         memo[at, 0] = key
         memo[at, 1] = value
     return value

@@ -34,7 +34,7 @@ from .board import Move
 from .game import END_BONUS
 from .model import QwirkleView
 from .moves import legal_moves
-from .turn_search import MAX_OPTIONS, commit_turn, most_points, turn_key
+from .turn_search import commit_turn, memo_slot, most_points, search_space, turn_key
 
 MEMO_SIZE = 1 << 12
 """Turns whose follow-up one search remembers: a move is reached once per order of laying
@@ -52,10 +52,7 @@ def follow_up_workspace(fit: np.ndarray, meta: np.ndarray, placements: int) -> t
     return (
         np.zeros(fit.shape if placements else (0, 0), dtype=np.int64),
         np.zeros(meta.shape[0] if placements else 0, dtype=np.int64),
-        np.zeros(placements, dtype=np.int64),
-        np.zeros((K.HAND, MAX_OPTIONS), dtype=np.int64),
-        np.zeros(K.HAND + 1, dtype=np.int64),
-        np.zeros(K.HAND + 1, dtype=np.int64),
+        search_space(placements),
         np.zeros((MEMO_SIZE if placements else 0, 2), dtype=np.int64),
     )
 
@@ -68,23 +65,19 @@ def follow_up_points(
     most points of a move of the hand's tiles not laid this turn, on ``grid`` with the turn's
     tiles. ``scratch`` is a zeroed mask (zeroed again on return), ``work`` from
     :func:`follow_up_workspace`; ``grid``, ``fit`` and ``meta`` are unchanged."""
-    work_fit, work_meta, starts, options, count, done, memo = work
+    work_fit, work_meta, (starts, options, count, done), memo = work
     cur = meta[K.CUR]
     n = meta[K.PN]
     size = meta[K.HLEN + cur]
     if n == size:
         return 0
     key = turn_key(grid, meta)
-    at = key & (MEMO_SIZE - 1)
-    for _ in range(MEMO_SIZE):
-        if memo[at, 0] == key:
-            return memo[at, 1]
-        if memo[at, 0] == 0:
-            break
-        at = (at + 1) & (MEMO_SIZE - 1)
+    at = memo_slot(memo, key)
+    if at >= 0 and memo[at, 0] == key:
+        return memo[at, 1]
     commit_turn(grid, fit, meta, work_fit, work_meta, cur)
     best = max(most_points(grid, work_fit, work_meta, scratch, starts, options, count, done), 0)
-    if memo[at, 0] == 0:
+    if at >= 0:
         memo[at, 0] = key
         memo[at, 1] = best
     return best

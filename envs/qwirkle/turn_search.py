@@ -42,6 +42,32 @@ def turn_key(grid: np.ndarray, meta: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def search_space(placements: int) -> tuple:
+    """The working arrays of one :func:`most_points` search in a game whose placement
+    actions number ``placements`` (0: a search never run): ``starts``, ``options``, ``count``
+    and ``done``."""
+    return (
+        np.zeros(placements, dtype=np.int64),
+        np.zeros((K.HAND, MAX_OPTIONS), dtype=np.int64),
+        np.zeros(K.HAND + 1, dtype=np.int64),
+        np.zeros(K.HAND + 1, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def memo_slot(memo: np.ndarray, key: int) -> int:
+    """The row of ``memo`` (open addressing: column 0 the key, 0 an empty row; a power of two
+    rows) that holds ``key``, else the empty row it would go to; -1 when neither (full)."""
+    size = memo.shape[0]
+    at = key & (size - 1)
+    for _ in range(size):
+        if memo[at, 0] == key or memo[at, 0] == 0:
+            return at
+        at = (at + 1) & (size - 1)
+    return -1
+
+
+@njit(cache=True)
 def commit_turn(
     grid: np.ndarray,
     fit: np.ndarray,
@@ -173,7 +199,9 @@ __all__ = [
     "commit_turn",
     "end_points",
     "lift",
+    "memo_slot",
     "most_points",
     "placements",
+    "search_space",
     "turn_key",
 ]

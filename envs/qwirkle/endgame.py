@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from . import compiled_kernels as K
-from .board import Move
+from .board import Board, Move
 from .game import END_BONUS
 from .model import QwirkleView
 from .moves import legal_moves
@@ -162,15 +162,15 @@ def endgame_points(
     return value
 
 
-def _window_moves(view: QwirkleView, board: object, hand: list[Tile]) -> list[tuple[int, Move]]:
+def _window_moves(view: QwirkleView, board: Board, hand: list[Tile]) -> list[tuple[int, Move]]:
     """Every legal move of ``hand`` on ``board`` whose cells lie in the view's window, with
     its points (the end bonus when it lays the whole hand: the bag is empty)."""
     out = []
-    for move in legal_moves(board, hand):  # type: ignore[arg-type]
+    for move in legal_moves(board, hand):
         if any(view.window_cell(r, c) is None for r, c, _ in move):
             continue
         bonus = END_BONUS if len(move) == len(hand) else 0
-        out.append((board.points(move) + bonus, move))  # type: ignore[attr-defined]
+        out.append((board.points(move) + bonus, move))
     return out
 
 

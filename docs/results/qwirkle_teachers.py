@@ -41,7 +41,6 @@ from decisions import Decide, paired_text, play_against, play_paired, win_rate_t
 from tabletop_rl.baselines.agents.feature_value import FeatureValueAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import Move, QwirkleHeuristicAgent
 from tabletop_rl.envs import make
-from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.endgame import view_endgame_points
 from tabletop_rl.envs.qwirkle.follow_ups import FOLLOW_UP_WEIGHT, view_follow_up_points
 from tabletop_rl.envs.qwirkle.game import END_BONUS
@@ -55,12 +54,6 @@ FOLLOWED = 8
 """How many of the heuristic's best moves ``heuristic+follow-up`` looks one move further."""
 
 
-def move_points(board: Board, move: Move, hand_size: int) -> int:
-    """Points of ``move`` on ``board``, the end bonus included when it lays the whole hand
-    (the bag being empty)."""
-    return board.points(move) + (END_BONUS if len(move) == hand_size else 0)
-
-
 class EndgameSearch(QwirkleHeuristicAgent):
     """The heuristic's moves and sub-actions, valued by the endgame search
     (:func:`~tabletop_rl.envs.qwirkle.endgame.view_endgame_points`) once the bag is empty
@@ -69,10 +62,10 @@ class EndgameSearch(QwirkleHeuristicAgent):
     def move_candidates(self, view: Any) -> list[tuple[float, Move]]:
         if view.first_turn or view.bag_size or len(view.hand_sizes) != 2:
             return super().move_candidates(view)
-        board, size = view.board, len(view.hand)
-        return [
-            (float(view_endgame_points(view, m, move_points(board, m, size))), m)
-            for m, _ in view.scored_moves()
+        size = len(view.hand)
+        return [  # the scored moves' points, the end bonus added for a whole hand
+            (float(view_endgame_points(view, m, p + (END_BONUS if len(m) == size else 0))), m)
+            for m, p in view.scored_moves()
         ]
 
 

@@ -63,7 +63,7 @@ from .follow_ups import (
 from .game import END_BONUS
 from .model import QwirkleView
 from .tiles import NUM_KINDS, NUM_SHAPES
-from .turn_search import MAX_OPTIONS, end_points, lift, placements
+from .turn_search import MAX_OPTIONS, WALK_DONE, end_points, lift, placements, walk_on
 
 
 @njit(cache=True)
@@ -227,18 +227,9 @@ def best_turn_points(
         if ends and best >= 0:
             best_end = float(endgame_points(grid, fit, m, best, scratch, ending))
         done[0] = 0
-        depth = 0
-        while depth >= 0:
-            if done[depth] == count[depth]:
-                if depth > 0:
-                    lift(grid, m)
-                depth -= 1
-                continue
-            K.lay(grid, m, options[depth, done[depth]])
-            done[depth] += 1
-            depth += 1
-            count[depth], points = placements(grid, fit, m, scratch, options[depth])
-            done[depth] = 0
+        base = m[K.PN]
+        points = walk_on(grid, fit, m, scratch, options[0], options[1:], count, done, base)
+        while points != WALK_DONE:
             best = max(best, points)
             value = _net(grid, m, hold, hand, points)
             best_net = max(best_net, value)
@@ -247,6 +238,7 @@ def best_turn_points(
                 best_plan = max(best_plan, value)
             if ends and points >= 0:
                 best_end = max(best_end, endgame_points(grid, fit, m, points, scratch, ending))
+            points = walk_on(grid, fit, m, scratch, options[0], options[1:], count, done, base)
         lift(grid, m)
         out[action] = best
         net[action] = best_net

@@ -41,6 +41,7 @@ from .model import QwirkleView
 from .moves import legal_moves
 from .tiles import Tile
 from .turn_search import (
+    WALK_DONE,
     commit_turn,
     lift,
     memo_slot,
@@ -48,6 +49,7 @@ from .turn_search import (
     placements,
     search_space,
     turn_key,
+    walk_on,
 )
 
 MEMO_SIZE = 1 << 12
@@ -99,28 +101,20 @@ def _least_next_move(
     least = 1 << 30
     count[0], _ = placements(grid, reply_fit, reply_meta, scratch, starts)
     done[0] = 0
-    depth = 0
-    while depth >= 0:
-        if done[depth] == count[depth]:
-            if depth > 0:
-                lift(grid, reply_meta)
-            depth -= 1
-            continue
-        action = starts[done[0]] if depth == 0 else options[depth - 1, done[depth]]
-        K.lay(grid, reply_meta, action)
-        done[depth] += 1
-        depth += 1
-        count[depth], points = placements(grid, reply_fit, reply_meta, scratch, options[depth - 1])
-        done[depth] = 0
-        if points != top:
-            continue
-        if reply_meta[K.PN] == reply_meta[K.HLEN + reply_meta[K.CUR]]:
-            while reply_meta[K.PN] > 0:
-                lift(grid, reply_meta)
-            return -1
-        commit_turn(grid, reply_fit, reply_meta, next_fit, next_meta, mover)
-        best = most_points(grid, next_fit, next_meta, scratch, n_starts, n_options, n_count, n_done)
-        least = min(least, max(best, 0))
+    base = reply_meta[K.PN]
+    points = walk_on(grid, reply_fit, reply_meta, scratch, starts, options, count, done, base)
+    while points != WALK_DONE:
+        if points == top:
+            if reply_meta[K.PN] == reply_meta[K.HLEN + reply_meta[K.CUR]]:
+                while reply_meta[K.PN] > base:
+                    lift(grid, reply_meta)
+                return -1
+            commit_turn(grid, reply_fit, reply_meta, next_fit, next_meta, mover)
+            best = most_points(
+                grid, next_fit, next_meta, scratch, n_starts, n_options, n_count, n_done
+            )
+            least = min(least, max(best, 0))
+        points = walk_on(grid, reply_fit, reply_meta, scratch, starts, options, count, done, base)
     return least
 
 

@@ -3,7 +3,8 @@
 A turn lays tiles one at a time, each where the engine's own mask allows after the tiles
 before it (:func:`~.compiled_kernels.fill_mask`), and may end wherever the mask allows ending.
 :func:`placements` lists the next placements and the points of ending now; :func:`lift`
-takes the last tile back; :func:`most_points` searches every way on from the turn in progress.
+takes the last tile back; :func:`walk_on` steps a depth-first walk over every way on from the
+turn in progress, which :func:`most_points` and the other searches share.
 The searches lay and lift tiles on the game's own grid, so a caller that searches a copy of
 ``meta`` finds the grid unchanged when they return.
 """
@@ -159,6 +160,53 @@ def placements(
     return n, points
 
 
+WALK_DONE = -(1 << 40)
+"""What :func:`walk_on` returns once its walk is over."""
+
+
+@njit(cache=True)
+def walk_on(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    scratch: np.ndarray,
+    first: np.ndarray,
+    options: np.ndarray,
+    count: np.ndarray,
+    done: np.ndarray,
+    base: int,
+) -> int:
+    """One step of a depth-first walk over every way on from a turn in progress (every order
+    of laying its further tiles): lay the walk's next tile, lifting first the tiles whose ways
+    on are all walked, and return the points of ending the turn there (-1 when it may not end
+    yet); :data:`WALK_DONE` once the walk is over, with every tile it laid lifted again.
+
+    The one depth-first skeleton of the turn searches (:func:`most_points`, the feature
+    writer's :func:`~.best_turns.best_turn_points` and the endgame's replies), each of which
+    looks at the turn after every step. The walk starts from a turn of ``base`` laid tiles
+    (``meta[K.PN]``) whose next placements the caller listed with :func:`placements` into
+    ``first``, their number in ``count[0]`` and ``done[0] = 0``; the placements after ``d``
+    tiles of the walk go into ``options[d - 1]`` (``(HAND, MAX_OPTIONS)``). Between steps the
+    caller may search from the turn as it stands, with other working arrays, as long as it
+    leaves ``grid`` and ``meta`` as it found them; it may stop early by lifting the walk's
+    tiles (down to ``base``)."""
+    depth = meta[K.PN] - base
+    while depth >= 0:
+        if done[depth] == count[depth]:
+            if depth > 0:
+                lift(grid, meta)
+            depth -= 1
+            continue
+        action = first[done[0]] if depth == 0 else options[depth - 1, done[depth]]
+        K.lay(grid, meta, action)
+        done[depth] += 1
+        depth += 1
+        count[depth], points = placements(grid, fit, meta, scratch, options[depth - 1])
+        done[depth] = 0
+        return points
+    return WALK_DONE
+
+
 @njit(cache=True)
 def most_points(
     grid: np.ndarray,
@@ -177,25 +225,17 @@ def most_points(
     ``done`` (``HAND + 1``)."""
     count[0], best = placements(grid, fit, meta, scratch, starts)
     done[0] = 0
-    depth = 0
-    while depth >= 0:
-        if done[depth] == count[depth]:
-            if depth > 0:
-                lift(grid, meta)
-            depth -= 1
-            continue
-        action = starts[done[0]] if depth == 0 else options[depth - 1, done[depth]]
-        K.lay(grid, meta, action)
-        done[depth] += 1
-        depth += 1
-        count[depth], points = placements(grid, fit, meta, scratch, options[depth - 1])
-        done[depth] = 0
+    base = meta[K.PN]
+    points = walk_on(grid, fit, meta, scratch, starts, options, count, done, base)
+    while points != WALK_DONE:
         best = max(best, points)
+        points = walk_on(grid, fit, meta, scratch, starts, options, count, done, base)
     return best
 
 
 __all__ = [
     "MAX_OPTIONS",
+    "WALK_DONE",
     "commit_turn",
     "end_points",
     "lift",
@@ -204,4 +244,5 @@ __all__ = [
     "placements",
     "search_space",
     "turn_key",
+    "walk_on",
 ]

@@ -197,7 +197,8 @@ def best_turn_points(
     hand = m[K.HLEN + m[K.CUR]]
     plans = plan.shape[0] > 0
     scratch = np.zeros(mask.shape[0], dtype=np.int8)
-    options = np.zeros((K.HAND + 1, MAX_OPTIONS), dtype=np.int64)
+    first = np.zeros(MAX_OPTIONS, dtype=np.int64)  # the walk's placements after the action
+    later = np.zeros((K.HAND, MAX_OPTIONS), dtype=np.int64)  # and after each tile of it
     count = np.zeros(K.HAND + 1, dtype=np.int64)
     done = np.zeros(K.HAND + 1, dtype=np.int64)
     work = follow_up_workspace(fit, m, end if plans else 0)
@@ -205,7 +206,7 @@ def best_turn_points(
     ends = endgames and endgame_applies(m)
     ending = endgame_workspace(fit, m, end if ends else 0)
     if mask[end]:
-        _, points = placements(grid, fit, m, scratch, options[0])
+        _, points = placements(grid, fit, m, scratch, first)
         turn_net[0] = _net(grid, m, hold, hand, points)
         if plans:
             follow = follow_up_points(grid, fit, m, scratch, work)
@@ -218,7 +219,7 @@ def best_turn_points(
         if mask[action] == 0:
             continue
         K.lay(grid, m, action)
-        count[0], best = placements(grid, fit, m, scratch, options[0])
+        count[0], best = placements(grid, fit, m, scratch, first)
         best_net = _net(grid, m, hold, hand, best)
         best_plan = -np.inf
         if plans and best >= 0:
@@ -228,7 +229,7 @@ def best_turn_points(
             best_end = float(endgame_points(grid, fit, m, best, scratch, ending))
         done[0] = 0
         base = m[K.PN]
-        points = walk_on(grid, fit, m, scratch, options[0], options[1:], count, done, base)
+        points = walk_on(grid, fit, m, scratch, first, later, count, done, base)
         while points != WALK_DONE:
             best = max(best, points)
             value = _net(grid, m, hold, hand, points)
@@ -238,7 +239,7 @@ def best_turn_points(
                 best_plan = max(best_plan, value)
             if ends and points >= 0:
                 best_end = max(best_end, endgame_points(grid, fit, m, points, scratch, ending))
-            points = walk_on(grid, fit, m, scratch, options[0], options[1:], count, done, base)
+            points = walk_on(grid, fit, m, scratch, first, later, count, done, base)
         lift(grid, m)
         out[action] = best
         net[action] = best_net

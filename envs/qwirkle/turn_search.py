@@ -114,7 +114,7 @@ def commit_turn(
     out_meta[K.CUR] = player
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lift(grid: np.ndarray, meta: np.ndarray) -> None:
     """Take the turn's last laid tile back into the hand (undo :func:`~.K.lay`)."""
     i = meta[K.PN] - 1
@@ -133,7 +133,7 @@ def end_points(grid: np.ndarray, meta: np.ndarray) -> int:
     return points
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def placements(
     grid: np.ndarray,
     fit: np.ndarray,
@@ -164,7 +164,7 @@ WALK_DONE = -(1 << 40)
 """What :func:`walk_on` returns once its walk is over."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def walk_on(
     grid: np.ndarray,
     fit: np.ndarray,

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from tabletop_rl.baselines.agents import agent_names, make_agent
-from tabletop_rl.baselines.agents.qwirkle_cards import best_turn, most_qwirkles
+from tabletop_rl.baselines.agents.qwirkle_cards import (
+    best_turn,
+    most_qwirkles,
+    reference_best_turn,
+)
 from tabletop_rl.envs import qwirkle_cards_v0
 from tabletop_rl.envs.qwirkle_cards import legal_turns, parse_cards
+from tabletop_rl.envs.qwirkle_cards.cards import NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.compiled_solver import SearchWork, is_valid_counts
+from tabletop_rl.envs.qwirkle_cards.greedy_turns import most_qwirkles as compiled_most_qwirkles
+from tabletop_rl.envs.qwirkle_cards.turns import playable_sets
 
 
 def play(seed: int, greedy_seat: int) -> tuple[list[int], list[int]]:
@@ -89,3 +100,77 @@ def test_best_turn_is_the_best_legal_turn() -> None:
 def test_most_qwirkles_takes_both_copies_of_a_line() -> None:
     after = parse_cards("Ro Rx Rd Rs Rt Rc Ro Rx Rd Rs Rt Rc Bs Ys Gs")
     assert sum(most_qwirkles(after)) == 2
+
+
+def _random_turn_starts(games: int, seed: int) -> list[Any]:
+    """Views of the player to act at turn starts (not the first turn) of random games."""
+    env = qwirkle_cards_v0.raw_env()
+    rng = np.random.default_rng(seed)
+    views = []
+    for game_seed in range(games):
+        env.reset(seed=game_seed)
+        while not env.game_state.over:
+            game = env.game_state
+            state = game.state
+            if not (game.first_turn or any(state.played) or any(state.taken)):
+                views.append(env.public_view(env.agent_selection))
+            env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+    return views
+
+
+def test_compiled_greedy_turn_is_the_reference_turn(
+    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+) -> None:
+    """The compiled search returns the reference's turn and draws the same numbers, at the
+    turn starts of heuristic games (hands of few copies) and of random ones (the pile's order
+    and full hands of many copies), each with several tie-breaking generators."""
+    views = [view for _, view in heuristic_turn_starts("qwirkle_cards_v0", 0)]
+    views += _random_turn_starts(8, seed=5)
+    differ_by_seed = 0
+    for view in views:
+        turns = set()
+        for seed in range(3):
+            fast, slow = np.random.default_rng(seed), np.random.default_rng(seed)
+            turn = best_turn(view, fast)
+            assert turn == reference_best_turn(view, slow), (view.table, view.hand, seed)
+            assert fast.bit_generator.state == slow.bit_generator.state
+            turns.add(turn)
+        differ_by_seed += len(turns) > 1
+    assert len(views) >= 150 and differ_by_seed >= 10  # the tie-breaks were exercised
+
+
+def test_compiled_most_qwirkles_is_the_reference(
+    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+) -> None:
+    """The compiled branch and bound finds the reference's multiset of Qwirkles, for every
+    floor, on the tables that each hand's cards make playable."""
+    work = SearchWork()
+    taken = np.zeros(NUM_LINES, dtype=np.int64)
+    rng = np.random.default_rng(7)
+    tables = 0
+    for view in [v for _, v in heuristic_turn_starts("qwirkle_cards_v0", 1)][::3]:
+        for played in playable_sets(view.table, view.hand)[:: 1 + int(rng.integers(4))]:
+            after = tuple(t + p for t, p in zip(view.table, played, strict=True))
+            tables += 1
+            for floor in range(3):
+                expected = most_qwirkles(after, floor)
+                got = compiled_most_qwirkles(
+                    np.array(after, dtype=np.int64), floor, work.rows, work.options,
+                    work.memo, taken,
+                )  # fmt: skip
+                if expected is None:
+                    assert got == -1 and not taken.any()
+                else:
+                    assert got == sum(expected) and tuple(taken.tolist()) == expected
+    assert tables >= 50
+
+
+def test_legal_turns_on_the_compiled_solver_are_the_reference_list(
+    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+) -> None:
+    """The search agent lists its root's turns with the compiled solver: the same turns in
+    the same order as the reference solver's listing."""
+    views = [view for _, view in heuristic_turn_starts("qwirkle_cards_v0", 0)]
+    for view in views:
+        assert view.legal_turns(valid=is_valid_counts) == view.legal_turns()
+    assert sum(len(view.legal_turns()) > 1 for view in views) >= 20

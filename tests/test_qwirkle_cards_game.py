@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import pickle
 
@@ -508,3 +509,37 @@ def test_clone_and_pickle_continue_identically() -> None:
             else:
                 g.cannot_play()
     assert clones[0].to_text() == clones[1].to_text() == game.to_text()
+
+
+def test_a_copy_shares_no_mutable_part_of_the_position() -> None:
+    """``copy`` copies field by field (for speed): every list of the position, nested ones
+    included, and the generator are the copy's own, so a field added later without a copy
+    fails here; playing the copy on leaves the game as it was, mid-turn too."""
+    game = QwirkleCardsGame(2, np.random.default_rng(4))
+    game.apply_turn(game.legal_turns()[0])
+    kinds = [k for k in range(NUM_KINDS) if game.state.hands[game.to_move][k]]
+    game.play_card(next(k for k in kinds if game.builder().can_play(k)))
+    clone = game.copy()
+    for f in dataclasses.fields(game.state):
+        mine, theirs = getattr(game.state, f.name), getattr(clone.state, f.name)
+        assert mine == theirs
+        if isinstance(mine, list):
+            assert mine is not theirs, f.name
+            assert all(a is not b for a, b in zip(mine, theirs, strict=True) if isinstance(a, list))
+        else:
+            assert isinstance(mine, (int, str, type(None), Status)), f"{f.name} is not copied"
+    assert clone.rng is not game.rng
+    before = game.to_text()
+    while not clone.builder().can_end():  # finish the turn under way on the copy alone
+        clone.play_card(next(k for k in range(NUM_KINDS) if clone.builder().can_play(k)))
+    clone.end_turn()
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        turns = clone.legal_turns()
+        if clone.over:
+            break
+        if turns:
+            clone.apply_turn(turns[int(rng.integers(len(turns)))])
+        else:
+            clone.cannot_play()
+    assert game.to_text() == before and clone.to_text() != before

@@ -32,7 +32,8 @@ from tabletop_rl.envs.qwirkle_cards.actions import (
     TakeQwirkle,
 )
 from tabletop_rl.envs.qwirkle_cards.cards import LINE_KINDS, NUM_KINDS, NUM_LINES
-from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
+from tabletop_rl.envs.qwirkle_cards.compiled_solver import SearchWork, is_valid_counts
+from tabletop_rl.envs.qwirkle_cards.greedy_turns import greedy_turn, selection_count
 from tabletop_rl.envs.qwirkle_cards.turns import Turn, start_turns, sub_multisets
 from tabletop_rl.envs.qwirkle_cards_v0 import QwirkleCardsView
 
@@ -94,7 +95,33 @@ def most_qwirkles(after: tuple[int, ...], floor: int = 0) -> tuple[int, ...] | N
 
 
 def best_turn(view: QwirkleCardsView, rng: np.random.Generator) -> Turn | None:
-    """The greedy turn from the start of the viewer's turn; None when they cannot play."""
+    """The greedy turn from the start of the viewer's turn; None when they cannot play.
+
+    Searched by the compiled :func:`~tabletop_rl.envs.qwirkle_cards.greedy_turns.greedy_turn`;
+    for one generator the same turn as :func:`reference_best_turn` (which it replaces for
+    speed), drawing the same numbers from ``rng``."""
+    hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
+    if view.first_turn:
+        turns = start_turns(hand)
+        return turns[int(rng.integers(len(turns)))]
+    hand_counts = np.array(hand, dtype=np.int64)
+    order = rng.permutation(selection_count(hand_counts))
+    played = np.zeros(NUM_KINDS, dtype=np.int64)
+    taken = np.zeros(NUM_LINES, dtype=np.int64)
+    w = _GREEDY_WORK
+    table = np.array(view.table, dtype=np.int64)
+    if not greedy_turn(hand_counts, table, order, w.rows, w.options, w.memo, played, taken):
+        return None
+    return Turn(tuple(played.tolist()), tuple(taken.tolist()))
+
+
+_GREEDY_WORK = SearchWork()
+"""The solver's scratch memory of :func:`best_turn` (one call at a time)."""
+
+
+def reference_best_turn(view: QwirkleCardsView, rng: np.random.Generator) -> Turn | None:
+    """:func:`best_turn` in Python, as the module docstring reads (the readable reference the
+    tests hold the compiled search to)."""
     hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
     if view.first_turn:
         turns = start_turns(hand)

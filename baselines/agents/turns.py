@@ -21,9 +21,12 @@ view's board, which made these playouts about five sixths of a whole-turn search
   tiles, or the pass when nothing else is legal; priors are
   :class:`~.qwirkle_heuristic.QwirkleHeuristicAgent`'s values (points, leave, lines of five).
 - Qwirkle Cards (:class:`QwirkleCardsTurnModel`): the engine's ``legal_turns`` (every card
-  selection that leaves a valid table, with every choice of Qwirkles to take), or the forced
+  selection that leaves a valid table, with every choice of Qwirkles to take; each table
+  checked by the compiled solver, the same list as the reference solver's), or the forced
   redraw; priors are :class:`~.qwirkle_cards_heuristic.QwirkleCardsHeuristicAgent`'s turn
-  values plus ``qwirkle_value`` per Qwirkle taken.
+  values plus ``qwirkle_value`` per Qwirkle taken. Its playouts' greedy turns are the greedy
+  agent's, searched by the compiled
+  :func:`~tabletop_rl.envs.qwirkle_cards.greedy_turns.greedy_turn`.
 
 >>> import numpy as np
 >>> from tabletop_rl.envs import qwirkle_v0
@@ -54,6 +57,7 @@ from tabletop_rl.envs.qwirkle_cards.actions import (
     TakeQwirkle,
 )
 from tabletop_rl.envs.qwirkle_cards.cards import NUM_KINDS, NUM_LINES
+from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
 from tabletop_rl.envs.qwirkle_cards.turns import Turn
 from tabletop_rl.envs.qwirkle_cards_v0 import QwirkleCardsView
 from tabletop_rl.envs.qwirkle_v0 import QwirkleView
@@ -203,7 +207,7 @@ class QwirkleCardsTurnModel:
             raise ValueError(
                 "QwirkleCardsTurnModel.options needs the viewer to act at a turn's start"
             )
-        turns = view.legal_turns()
+        turns = view.legal_turns(valid=is_valid_counts)
         if not turns:
             return [TurnOption("cannot_play", (CANNOT_PLAY,), 0.0)]
         hand = view.hand

@@ -6,6 +6,7 @@ The rules live in :class:`~.game.QwirkleCardsGame` (with its turn builder); the 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ from .actions import (
 )
 from .cards import COPIES, LINE_KINDS, NUM_KINDS, NUM_LINES, TOTAL_CARDS, card_name, line_name
 from .game import DEFAULT_MAX_TURNS, END_RULES, HAND_SIZE, QwirkleCardsGame, Status
-from .turns import Turn, legal_turns
+from .turns import Turn, is_valid, legal_turns
 
 MAX_PLAYERS = 4
 MAX_QWIRKLES = TOTAL_CARDS // 6
@@ -68,13 +69,13 @@ class QwirkleCardsView:
     unseen: tuple[int, ...]
     turns_left: int | None
 
-    def legal_turns(self) -> list[Turn]:
+    def legal_turns(self, valid: Callable[[Sequence[int]], bool] = is_valid) -> list[Turn]:
         """The legal turns of the player to act, from the start of their turn (the viewer
-        must be that player)."""
+        must be that player); ``valid`` checks each table (:func:`.turns.legal_turns`)."""
         if self.player != self.to_move:
             raise ValueError("only the player to act knows their hand's legal turns")
         start_hand = tuple(h + p for h, p in zip(self.hand, self.played, strict=True))
-        return legal_turns(self.table, start_hand, first_turn=self.first_turn)
+        return legal_turns(self.table, start_hand, first_turn=self.first_turn, valid=valid)
 
 
 class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):

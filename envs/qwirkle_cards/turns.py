@@ -39,7 +39,7 @@ a Qwirkle, which is taken (first, as every take) before its cards are played.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import ge, le
 
@@ -49,6 +49,13 @@ from .solver import Split, find_split, quick_split, remove_cards, remove_qwirkle
 Counts = tuple[int, ...]
 EMPTY_CARDS: Counts = (0,) * NUM_KINDS
 EMPTY_LINES: Counts = (0,) * NUM_LINES
+
+
+def is_valid(cards: Sequence[int]) -> bool:
+    """Whether the multiset ``cards`` (36 counts) splits into valid rows (the reference
+    solver); the default ``valid`` of the listings below, which a caller may replace with the
+    compiled solver's ``is_valid_counts`` (same answers, checked in the tests) for speed."""
+    return find_split(tuple(cards)) is not None
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,9 @@ def sub_multisets(counts: Sequence[int]) -> Iterator[Counts]:
     yield from rec(0, [0] * NUM_KINDS)
 
 
-def takeable_sets(after: Sequence[int], size: int | None = None) -> list[Counts]:
+def takeable_sets(
+    after: Sequence[int], size: int | None = None, valid: Callable[[Counts], bool] = is_valid
+) -> list[Counts]:
     """Every multiset of Qwirkles (12 counts) that can be taken from the valid multiset
     ``after`` (table + played) leaving it valid, the empty one included; with ``size``, only
     those of exactly ``size`` Qwirkles, in the same order, found without listing the smaller
@@ -139,7 +148,7 @@ def takeable_sets(after: Sequence[int], size: int | None = None) -> list[Counts]
                 for k in LINE_KINDS[line]:
                     left[k] -= 1
                 left_t = tuple(left)
-                if find_split(left_t) is not None:
+                if valid(left_t):
                     taken[line] += 1
                     rec(line, left_t, taken, n + 1)
                     taken[line] -= 1
@@ -185,25 +194,33 @@ def start_turns(hand: Sequence[int]) -> list[Turn]:
     return turns
 
 
-def playable_sets(table: Sequence[int], hand: Sequence[int]) -> list[Counts]:
+def playable_sets(
+    table: Sequence[int], hand: Sequence[int], valid: Callable[[Counts], bool] = is_valid
+) -> list[Counts]:
     """Every non-empty ``P`` within ``hand`` such that ``table + P`` is valid."""
     out = []
     for played in sub_multisets(hand):
-        if any(played) and find_split(add(table, played)) is not None:
+        if any(played) and valid(add(table, played)):
             out.append(played)
     return out
 
 
-def legal_turns(table: Sequence[int], hand: Sequence[int], first_turn: bool = False) -> list[Turn]:
-    """Every legal turn from ``table`` with ``hand`` (empty: the player cannot play).
+def legal_turns(
+    table: Sequence[int],
+    hand: Sequence[int],
+    first_turn: bool = False,
+    valid: Callable[[Counts], bool] = is_valid,
+) -> list[Turn]:
+    """Every legal turn from ``table`` with ``hand`` (empty: the player cannot play), each
+    table checked with ``valid`` (:func:`is_valid`).
 
     ``first_turn=True`` gives the start turns (the table must be empty).
     """
     if first_turn:
         return start_turns(hand)
     turns = []
-    for played in playable_sets(table, hand):
-        for taken in takeable_sets(add(table, played)):
+    for played in playable_sets(table, hand, valid):
+        for taken in takeable_sets(add(table, played), valid=valid):
             turns.append(Turn(played, taken))
     return turns
 

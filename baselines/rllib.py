@@ -248,6 +248,7 @@ class RLlibAgent:
     """
 
     name = "rllib"
+    needs_view = False
 
     def __init__(self, path: str | Path, rng: np.random.Generator, policy: str = MAIN_POLICY):
         import torch

@@ -1,7 +1,10 @@
 """How tools hand a turn to an agent: the public view, or a simulator for search agents.
 
 An agent object gets ``agent.act(observation, view)``. For most agents ``view`` is the
-environment's ``public_view(agent)``. An agent whose class sets ``needs_simulator = True``
+environment's ``public_view(agent)``. An agent whose class sets ``needs_view = False`` decides
+from the observation alone and gets None: no view is built for it (a game model may build its
+view by replaying the game, as Liniell's compiled one does). An agent whose class sets
+``needs_simulator = True``
 (a search agent such as MCTS) gets a :class:`Simulator` instead: it exposes the public view
 and :meth:`Simulator.sample`, which returns a :class:`Playout`: a *determinised copy* of the
 game on the game's public model — everything the agent cannot see (other hands, the order of
@@ -142,7 +145,8 @@ def agent_view(
     agent: Any, model: GameModel, state: Any, player: int, env_name: str | None = None
 ) -> Any:
     """What ``agent`` is handed to decide for ``player``: a :class:`Simulator` if it sets
-    ``needs_simulator``, else the public view (None for a game without one).
+    ``needs_simulator``, None if it sets ``needs_view = False``, else the public view (None
+    for a game without one).
 
     >>> from tabletop_rl.baselines.agents import RandomAgent
     >>> from tabletop_rl.envs.liniell.model import LiniellModel
@@ -152,11 +156,16 @@ def agent_view(
     >>> rng = np.random.default_rng(0)
     >>> type(agent_view(make_mcts(rng, "liniell_v0"), model, state, 0)).__name__
     'Simulator'
-    >>> type(agent_view(RandomAgent(rng), model, state, 0)).__name__  # the engine's game
+    >>> from tabletop_rl.baselines.agents.liniell import LiniellGreedyAgent
+    >>> type(agent_view(LiniellGreedyAgent(rng), model, state, 0)).__name__  # the engine's game
     'Game'
+    >>> agent_view(RandomAgent(rng), model, state, 0) is None  # it reads the observation alone
+    True
     """
     if getattr(agent, "needs_simulator", False):
         return Simulator(model, state, player, env_name)
+    if not getattr(agent, "needs_view", True):
+        return None
     try:
         return model.public_view(state, player)
     except NotImplementedError:

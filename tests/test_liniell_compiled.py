@@ -8,11 +8,13 @@ observation, the step's points and the end and outcome must be equal.
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
 from tabletop_rl.envs.liniell import compiled as core
-from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel
+from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel, LiniellCompiledState
 from tabletop_rl.envs.liniell.model import LiniellModel
 
 GAMES = 105
@@ -112,3 +114,39 @@ def test_state_vector_layout() -> None:
                 for i in range(row[core.G_NP + g])
             )
             assert ports == [0, 1, 2, 3]
+
+
+def test_public_view_replayed_incrementally_is_the_full_replay() -> None:
+    """The public view keeps its replayed reference state with the compiled state and replays
+    only the actions since; at every step of games that also copy their state (a copy starts
+    without it), reshuffle the stack (the deal changes) and go through pickle, the view reads
+    exactly as a replay of the whole game."""
+    model = LiniellCompiledModel(num_players=2)
+    rng = np.random.default_rng(3)
+
+    def full(state: LiniellCompiledState, player: int) -> str:
+        return model.reference_state(state).game.public_copy().to_text()
+
+    checked = 0
+    for seed in range(4):
+        state = model.new_state(np.random.default_rng(seed))
+        branch = None
+        while not model.is_over(state):
+            player = model.current_player(state)
+            assert model.public_view(state, player).to_text() == full(state, player)
+            checked += 1
+            if branch is None and rng.random() < 0.1:
+                branch = state.copy()
+                assert branch._replayed is None
+            if rng.random() < 0.1:
+                model.resample_hidden(state, player, rng)
+            if rng.random() < 0.05:
+                state = pickle.loads(pickle.dumps(state))
+                assert state._replayed is None
+            model.step(state, int(rng.choice(np.flatnonzero(model.legal_mask(state)))))
+        if branch is not None:
+            while not model.is_over(branch):
+                player = model.current_player(branch)
+                assert model.public_view(branch, player).to_text() == full(branch, player)
+                model.step(branch, int(rng.choice(np.flatnonzero(model.legal_mask(branch)))))
+    assert checked >= 80

@@ -16,7 +16,9 @@ class Agent(Protocol):
     ``"action_mask"``). ``view`` is the environment's ``public_view(agent)``: what that
     player may see of the state, for scripted agents that reason with the rules engine. It
     never holds hidden information (other hands, the order of the bag or stack). An agent
-    returns an action whose mask entry is 1.
+    returns an action whose mask entry is 1. An agent class that decides from the observation
+    alone sets ``needs_view = False``, and the tools pass it None instead of building a view
+    (:func:`~tabletop_rl.baselines.simulator.agent_view`).
     """
 
     name: str
@@ -93,6 +95,7 @@ class RandomAgent(SeededAgent):
     """
 
     name = "random"
+    needs_view = False
 
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
         legal = np.flatnonzero(observation["action_mask"])

@@ -81,6 +81,7 @@ class FeatureValueAgent(SeededAgent):
     docstring); ``weights`` maps field names to their weights."""
 
     name = "value"
+    needs_view = False
 
     def __init__(
         self, rng: np.random.Generator, env_name: str, weights: Mapping[str, float]

@@ -31,6 +31,8 @@ from .distributions import MaskedCategorical
 class PPOAgent:
     """Acts with a trained actor-critic on the observation and its mask."""
 
+    needs_view = False
+
     def __init__(
         self,
         net: nn.Module,

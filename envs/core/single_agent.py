@@ -126,7 +126,8 @@ class SingleAgentEnv(gymnasium.Env):
 
             return select_action(policy, self.env, agent, obs)
         if hasattr(policy, "act"):
-            return int(policy.act(obs, self.env.public_view(agent)))
+            view = self.env.public_view(agent) if getattr(policy, "needs_view", True) else None
+            return int(policy.act(obs, view))
         return int(policy(obs["observation"], obs["action_mask"]))
 
     def _advance(self) -> float:

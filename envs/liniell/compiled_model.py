@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +41,22 @@ class LiniellCompiledState:
     """One Liniell game as the compiled core's ``int16`` state vector (see
     :mod:`.compiled` for its layout)."""
 
-    __slots__ = ("data",)
+    __slots__ = ("_replayed", "data")
 
     def __init__(self, data: np.ndarray) -> None:
         self.data = data
+        self._replayed: _Replayed | None = None
+        """The reference state last replayed for this one (the model's to keep)."""
 
     def copy(self) -> LiniellCompiledState:
         return LiniellCompiledState(self.data.copy())
+
+    def __getstate__(self) -> np.ndarray:
+        return self.data  # the replayed reference state is a cache: rebuilt when asked
+
+    def __setstate__(self, data: np.ndarray) -> None:
+        self.data = data
+        self._replayed = None
 
     def __repr__(self) -> str:
         s = self.data
@@ -54,6 +64,17 @@ class LiniellCompiledState:
             f"LiniellCompiledState(turn={int(s[core.TURN])}, phase={int(s[core.PHASE])}, "
             f"to_act={int(s[core.CURRENT])}, laid={int(s[core.NUM_LAID])})"
         )
+
+
+@dataclass
+class _Replayed:
+    """A reference state replayed from a compiled one, and what it was replayed from."""
+
+    model: LiniellCompiledModel
+    deal: np.ndarray
+    start: int
+    actions: np.ndarray
+    state: LiniellState
 
 
 class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
@@ -178,10 +199,40 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         return self.game_of(state)
 
     def public_view(self, state: LiniellCompiledState, player: int) -> Game:
-        """A copy of the game whose stack is sorted (as the reference's public view)."""
+        """A copy of the game whose stack is sorted (as the reference's public view).
+
+        Replayed incrementally: the state keeps the reference state last replayed for it, and
+        a later view replays only the actions played since, as long as the deal, the starting
+        player and the earlier actions are still those it was replayed from (else it is
+        replayed from the deal again). Scripted agents ask for a view at every decision,
+        which a replay of the whole game made the dearest part of their turn."""
         if not 0 <= player < self.num_players:
             raise ConfigError(f"unknown player {player}; players: 0 to {self.num_players - 1}")
-        return self.game_of(state).public_copy()
+        return self._replay(state).game.public_copy()
+
+    def _replay(self, state: LiniellCompiledState) -> LiniellState:
+        """The reference state of ``state`` kept up to date with it (see :meth:`public_view`);
+        read it, do not change it."""
+        s = state.data
+        deal = s[core.STACK : core.STACK + NUM_TILES]
+        start = int(s[core.START])
+        actions = s[core.HIST : core.HIST + s[core.NUM_HIST]]
+        kept = state._replayed
+        if (
+            kept is not None
+            and kept.model is self
+            and kept.start == start
+            and len(kept.actions) <= len(actions)
+            and np.array_equal(kept.deal, deal)
+            and np.array_equal(kept.actions, actions[: len(kept.actions)])
+        ):
+            for action in actions[len(kept.actions) :]:
+                self.reference.step(kept.state, int(action))
+            kept.actions = actions.copy()
+            return kept.state
+        ref = self.reference_state(state)
+        state._replayed = _Replayed(self, deal.copy(), start, actions.copy(), ref)
+        return ref
 
     def to_text(self, state: LiniellCompiledState) -> str:
         """The whole game state in the engine's text notation, for bug reports."""

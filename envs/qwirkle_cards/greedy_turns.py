@@ -43,16 +43,23 @@ _SIZE_RADIX = 64
 """Key of a selection: its bound times this plus its size (a hand holds fewer cards)."""
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def line_cap(after: np.ndarray, line: int) -> int:
+    """The fewest copies of ``line``'s kinds in ``after`` (36 counts): the most Qwirkles of
+    the line."""
+    cap = after[LINE_KIND[line, 0]]
+    for j in range(1, 6):
+        cap = min(cap, after[LINE_KIND[line, j]])
+    return cap
+
+
+@njit(cache=True, nogil=True)
 def qwirkle_bound(after: np.ndarray, start: int = 0) -> int:
     """An upper bound on the Qwirkles takeable from ``after`` (36 counts) with the lines from
-    ``start`` on: per line, the fewest copies of its kinds, summed."""
+    ``start`` on: per line, the fewest copies of its kinds (:func:`line_cap`), summed."""
     room = 0
     for line in range(start, NUM_LINES):
-        fewest = after[LINE_KIND[line, 0]]
-        for j in range(1, 6):
-            fewest = min(fewest, after[LINE_KIND[line, j]])
-        room += fewest
+        room += line_cap(after, line)
     return room
 
 
@@ -242,4 +249,4 @@ def greedy_turn(
     return found
 
 
-__all__ = ["greedy_turn", "most_qwirkles", "qwirkle_bound", "selection_count"]
+__all__ = ["greedy_turn", "line_cap", "most_qwirkles", "qwirkle_bound", "selection_count"]

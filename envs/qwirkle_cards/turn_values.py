@@ -59,6 +59,7 @@ from .actions import END_TURN, NUM_ACTIONS, TAKE
 from .cards import NUM_KINDS, NUM_LINES
 from .compiled_solver import KIND_A, KIND_B, LINE_KIND, search_split
 from .compiled_turns import start_sets
+from .greedy_turns import line_cap, qwirkle_bound
 from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_value
 
 
@@ -263,25 +264,6 @@ def _selection(
 
 
 @njit(cache=True, nogil=True)
-def _line_cap(after: np.ndarray, line: int) -> int:
-    """The fewest copies of ``line``'s kinds on ``after``: the most Qwirkles of the line."""
-    cap = after[LINE_KIND[line, 0]]
-    for j in range(1, 6):
-        cap = min(cap, after[LINE_KIND[line, j]])
-    return cap
-
-
-@njit(cache=True, nogil=True)
-def _line_bound(after: np.ndarray) -> int:
-    """The per-line bound on the Qwirkles takeable from ``after``: per line, the fewest
-    copies of its kinds, summed."""
-    bound = 0
-    for L in range(NUM_LINES):
-        bound += _line_cap(after, L)
-    return bound
-
-
-@njit(cache=True, nogil=True)
 def _later_turn(
     hand: np.ndarray,
     played: np.ndarray,
@@ -359,7 +341,7 @@ def _later_turn(
         for idx in range(size):
             if values[idx] > -np.inf:
                 _selection(idx, subsets, kinds, n, base, hand, after, kept)
-                bounds[idx] = _line_bound(after)
+                bounds[idx] = qwirkle_bound(after)
         for idx in np.argsort(-bounds):
             if bounds[idx] < 0:
                 break
@@ -439,7 +421,7 @@ def _may_beat(
         if extra[L] and most[TAKE + L] < floor:
             floor = most[TAKE + L]
     for L in range(line, NUM_LINES):
-        cap = _line_cap(after, L)
+        cap = line_cap(after, L)
         bound += cap
         if cap > 0 and mask[TAKE + L] and most[TAKE + L] < floor:
             floor = most[TAKE + L]
@@ -488,7 +470,7 @@ def _more_qwirkles(
                     after[LINE_KIND[gone, j]] += 1
                 nxt[depth] = gone + 1
             continue
-        if _line_cap(after, line) <= 0 or depth >= stack.shape[0]:
+        if line_cap(after, line) <= 0 or depth >= stack.shape[0]:
             nxt[depth] = line + 1
             continue
         for j in range(6):

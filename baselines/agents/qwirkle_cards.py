@@ -99,12 +99,11 @@ def best_turn(view: QwirkleCardsView, rng: np.random.Generator) -> Turn | None:
 
     Searched by the compiled :func:`~tabletop_rl.envs.qwirkle_cards.greedy_turns.greedy_turn`;
     for one generator the same turn as :func:`reference_best_turn` (which it replaces for
-    speed), drawing the same numbers from ``rng``."""
-    hand = tuple(h + p for h, p in zip(view.hand, view.played, strict=True))
+    speed), drawing the same numbers from ``rng``; the first turn, a draw among the start
+    rows, is the reference's own."""
     if view.first_turn:
-        turns = start_turns(hand)
-        return turns[int(rng.integers(len(turns)))]
-    hand_counts = np.array(hand, dtype=np.int64)
+        return reference_best_turn(view, rng)
+    hand_counts = np.array(view.hand, dtype=np.int64) + np.array(view.played, dtype=np.int64)
     order = rng.permutation(selection_count(hand_counts))
     played = np.zeros(NUM_KINDS, dtype=np.int64)
     taken = np.zeros(NUM_LINES, dtype=np.int64)

@@ -445,6 +445,18 @@ def search_split(
     return True
 
 
+@njit(cache=True, nogil=True)
+def splits(cards: np.ndarray, rows: np.ndarray, options: np.ndarray, memo: np.ndarray) -> bool:
+    """Whether ``cards`` (36 counts, each 0 to 3) split into valid rows: :func:`search_split`
+    with no optional cards, for compiled callers (it uses the scratch rows ``CALLER_ROWS`` to
+    ``CALLER_ROWS + 2``; :func:`is_valid_counts` is the same test from Python)."""
+    none = rows[CALLER_ROWS, :NUM_KINDS]
+    none[:] = 0
+    total = rows[CALLER_ROWS + 1, :NUM_KINDS]
+    to_colour = rows[CALLER_ROWS + 2, :NUM_KINDS]
+    return search_split(cards, none, False, total, to_colour, rows, options, memo)
+
+
 _WORK = SearchWork()
 """The scratch memory of the module-level helpers below (single-threaded callers)."""
 

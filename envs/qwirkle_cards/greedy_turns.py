@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from .cards import NUM_KINDS, NUM_LINES
-from .compiled_solver import CALLER_ROWS, LINE_KIND, search_split
+from .compiled_solver import CALLER_ROWS, LINE_KIND, splits
 
 _SIZE_RADIX = 64
 """Key of a selection: its bound times this plus its size (a hand holds fewer cards)."""
@@ -61,19 +61,6 @@ def qwirkle_bound(after: np.ndarray, start: int = 0) -> int:
     for line in range(start, NUM_LINES):
         room += line_cap(after, line)
     return room
-
-
-@njit(cache=True)
-def _valid(cards: np.ndarray, rows: np.ndarray, options: np.ndarray, memo: np.ndarray) -> bool:
-    """Whether ``cards`` (36 counts) split into valid rows (scratch rows from ``CALLER_ROWS``)."""
-    none = rows[CALLER_ROWS]
-    total = rows[CALLER_ROWS + 1]
-    to_colour = rows[CALLER_ROWS + 2]
-    none[:NUM_KINDS] = 0
-    return search_split(
-        cards, none[:NUM_KINDS], False, total[:NUM_KINDS], to_colour[:NUM_KINDS],
-        rows, options, memo,
-    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -127,7 +114,7 @@ def most_qwirkles(
             if _holds_line(rest, line):
                 for j in range(6):
                     rest[LINE_KIND[line, j]] -= 1
-                if _valid(rest, rows, options, memo):
+                if splits(rest, rows, options, memo):
                     cur[line] += 1
                     cards -= 6
                     depth += 1
@@ -230,7 +217,7 @@ def greedy_turn(
         if bound < best_q or (bound == best_q and size <= best_size):
             break
         after[:] = table + plays[j]
-        if not _valid(after, rows, options, memo):
+        if not splits(after, rows, options, memo):
             continue
         need = best_q if size > best_size else best_q + 1
         if need > bound:

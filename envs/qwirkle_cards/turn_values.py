@@ -57,7 +57,7 @@ from numba import njit
 
 from .actions import END_TURN, NUM_ACTIONS, TAKE
 from .cards import NUM_KINDS, NUM_LINES
-from .compiled_solver import KIND_A, KIND_B, LINE_KIND, search_split
+from .compiled_solver import KIND_A, KIND_B, LINE_KIND, splits
 from .compiled_turns import start_sets
 from .greedy_turns import line_cap, qwirkle_bound
 from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_value
@@ -119,19 +119,6 @@ def _note(action: int, qwirkles: int, value: float, most: np.ndarray, best: np.n
     if qwirkles > most[action] or (qwirkles == most[action] and value > best[action]):
         most[action] = qwirkles
         best[action] = value
-
-
-@njit(cache=True, nogil=True)
-def _valid(
-    after: np.ndarray,
-    zero: np.ndarray,
-    scratch: np.ndarray,
-    rows: np.ndarray,
-    options: np.ndarray,
-    memo: np.ndarray,
-) -> bool:
-    """Whether the table ``after`` splits into valid rows."""
-    return search_split(after, zero, False, scratch[0], scratch[1], rows, options, memo)
 
 
 @njit(cache=True, nogil=True)
@@ -313,8 +300,6 @@ def _later_turn(
     more = np.zeros(NUM_KINDS, dtype=np.int64)
     after = np.empty(NUM_KINDS, dtype=np.int64)
     kept = np.empty(NUM_KINDS, dtype=np.int64)
-    zero = np.zeros(NUM_KINDS, dtype=np.int64)
-    scratch = np.empty((2, NUM_KINDS), dtype=np.int64)
     extra = np.zeros(NUM_LINES, dtype=np.int64)
     stack = np.empty(NUM_KINDS, dtype=np.int64)
     nxt = np.empty(NUM_KINDS + 1, dtype=np.int64)
@@ -348,7 +333,7 @@ def _later_turn(
             count = _selection(idx, subsets, kinds, n, base, hand, after, kept) + num_played0
             _more_qwirkles(
                 after, kept, count, num_taken, extra, stack, nxt, mask, unseen, ratios,
-                terms, weights, most, best, zero, scratch, rows, options, memo,
+                terms, weights, most, best, rows, options, memo,
             )  # fmt: skip
     # the card plays and the end of the turn: best value first
     pending = np.zeros(NUM_ACTIONS, dtype=np.bool_)
@@ -376,7 +361,7 @@ def _later_turn(
         if not holds:
             continue
         _selection(idx, subsets, kinds, n, base, hand, after, kept)
-        if not _valid(after, zero, scratch, rows, options, memo):
+        if not splits(after, rows, options, memo):
             continue
         for i in range(n):
             k = kinds[i]
@@ -444,8 +429,6 @@ def _more_qwirkles(
     weights: np.ndarray,
     most: np.ndarray,
     best: np.ndarray,
-    zero: np.ndarray,
-    scratch: np.ndarray,
     rows: np.ndarray,
     options: np.ndarray,
     memo: np.ndarray,
@@ -485,7 +468,7 @@ def _more_qwirkles(
         if not _improves(extra, q, np.inf, most, best):
             continue  # fewer Qwirkles than every record it could beat: no need to value it
         v = turn_value(after, kept, count, unseen, ratios, terms, weights)
-        if _improves(extra, q, v, most, best) and _valid(after, zero, scratch, rows, options, memo):
+        if _improves(extra, q, v, most, best) and splits(after, rows, options, memo):
             for L in range(NUM_LINES):
                 if extra[L]:
                     _note(TAKE + L, q, v, most, best)

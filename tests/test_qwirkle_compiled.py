@@ -5,7 +5,8 @@ take the same actions; every position's masks, observations (every seat's), step
 the final outcome and text must be equal. Random play exchanges a lot; the tile-greedy
 policy lays a tile whenever it can, so boards grow large and lines reach six. The oracle
 tests check the compiled masks (every complete turn reachable through them), scores and
-single-tile fits against ``tests/test_qwirkle_oracle.py`` and ``Board.score``.
+single-tile fits against ``tests/test_qwirkle_oracle.py`` and ``Board.score``. The public
+views (board, anchors, hands, unseen counts) must be equal too.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ def _differential_game(num_players: int, seed: int, greedy: bool, window: int = 
             assert np.array_equal(comp.observe(cs, seat, obs), ref.observe(rs, seat))
             assert comp.player_info(cs, seat) == ref.player_info(rs, seat)
         assert comp.scores(cs) == ref.scores(rs)
+        # the compiled state's board is laid turn by turn onto a cached one
+        view, ref_view = comp.public_view(cs, player), ref.public_view(rs, player)
+        assert view == ref_view and view.board.anchors == ref_view.board.anchors
         if positions % 40 == 0 and not ref.is_over(rs):
             np.testing.assert_array_equal(comp.fit_planes(cs), ref.fit_planes(rs))
         positions += 1

@@ -185,18 +185,32 @@ class CompiledQwirkleState:
         )
 
     def _board(self, pending: dict[tuple[int, int], int]) -> Board:
-        """The reference board of the tiles laid before this turn (built once per turn: tiles
-        are only ever added, so their count names the board)."""
+        """The reference board of the tiles laid before this turn (never handed out: callers
+        copy it). Tiles are only ever added, so their count names the board; a later turn
+        lays the tiles added since onto the cached board (``Board.lay`` updates only the
+        anchors they touch) instead of building a new one, which checks every line."""
         laid = int(self.meta[K.NTILES])
-        if self.board_cache is None or self.board_cache[0] != laid:
-            rows, cols = np.nonzero(self.grid)
-            tiles = {
-                (int(r) - K.RADIUS, int(c) - K.RADIUS): int(self.grid[r, c]) - 1
-                for r, c in zip(rows, cols, strict=True)
-                if (int(r) - K.RADIUS, int(c) - K.RADIUS) not in pending
-            }
-            self.board_cache = (laid, Board(tiles))
-        return self.board_cache[1]
+        cache = self.board_cache
+        if cache is not None and cache[0] == laid:
+            return cache[1]
+        rows, cols = np.nonzero(self.grid)
+        tiles = {
+            (int(r) - K.RADIUS, int(c) - K.RADIUS): int(self.grid[r, c]) - 1
+            for r, c in zip(rows, cols, strict=True)
+        }
+        if cache is None or cache[0] > laid:
+            board = Board({cell: t for cell, t in tiles.items() if cell not in pending})
+        else:
+            board = cache[1]
+            added = [
+                (r, c, t)
+                for (r, c), t in tiles.items()
+                if (r, c) not in pending and board.get((r, c)) is None
+            ]
+            if added:
+                board.lay(added)
+        self.board_cache = (laid, board)
+        return board
 
     @property
     def game(self) -> GameState:

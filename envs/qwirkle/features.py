@@ -81,6 +81,9 @@ MAX_PLAN_VALUE = MAX_TURN_POINTS + FOLLOW_UP_WEIGHT * MAX_TURN_POINTS
 MAX_ENDGAME_VALUE = 2 * MAX_TURN_POINTS
 """No endgame value is higher: a turn's most points and the most of the next move (the
 opponent's reply scoring nothing)."""
+MIN_ENDGAME_VALUE = -max(MAX_HANDED_POINTS, MAX_TURN_POINTS)
+"""No endgame value is lower: before the bag is empty a plan's lowest (the points a turn hands
+on), after it the search's (the opponent's best reply, with nothing scored)."""
 MAX_JOINED_LINE = 2 * QWIRKLE_LENGTH + 1
 """The longest line a tile laid on an empty cell could join: a full line on either side."""
 
@@ -180,7 +183,7 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 "place_endgame",
                 (HAND_SIZE, w, w),
                 "place_plan; 3-ply search once bag is empty",
-                low=-float(max(MAX_HANDED_POINTS, MAX_TURN_POINTS)),
+                low=float(MIN_ENDGAME_VALUE),
                 high=float(MAX_ENDGAME_VALUE),
                 spatial=True,
                 action_group="place",
@@ -189,7 +192,7 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
                 "turn_endgame",
                 (1,),
                 "turn_plan; 3-ply search once bag is empty",
-                low=-float(max(MAX_HANDED_POINTS, MAX_TURN_POINTS)),
+                low=float(MIN_ENDGAME_VALUE),
                 high=float(MAX_ENDGAME_VALUE),
                 action_group="end_turn",
             ),

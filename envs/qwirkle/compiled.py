@@ -193,11 +193,15 @@ class CompiledQwirkleState:
         cache = self.board_cache
         if cache is not None and cache[0] == laid:
             return cache[1]
-        rows, cols = np.nonzero(self.grid)
-        tiles = {
-            (int(r) - K.RADIUS, int(c) - K.RADIUS): int(self.grid[r, c]) - 1
-            for r, c in zip(rows, cols, strict=True)
-        }
+        tiles: dict[tuple[int, int], int] = {}
+        if laid:  # the tiles' bounding box holds every tile laid before this turn
+            r0, c0 = int(self.meta[K.B0R]), int(self.meta[K.B0C])
+            box = self.grid[r0 : self.meta[K.B1R] + 1, c0 : self.meta[K.B1C] + 1]
+            rows, cols = np.nonzero(box)
+            tiles = {
+                (int(r) + r0 - K.RADIUS, int(c) + c0 - K.RADIUS): int(box[r, c]) - 1
+                for r, c in zip(rows, cols, strict=True)
+            }
         if cache is None or cache[0] > laid:
             board = Board({cell: t for cell, t in tiles.items() if cell not in pending})
         else:

@@ -1,5 +1,6 @@
-"""docs/results/cards_game_end.py: the heuristic's variants that know the end of the game and
-charge lines missing three kinds, checked against the rules engine's list of legal turns."""
+"""docs/results/cards_game_end.py: the heuristic's variants that know the end of the game,
+charge lines missing three kinds, or pace and risk by the score, checked against the rules
+engine's list of legal turns and the heuristic's own values."""
 
 from __future__ import annotations
 
@@ -97,6 +98,42 @@ def test_three_missing_charges_the_next_players_chance_of_all_three(
     assert charged > 0
 
 
+@pytest.mark.parametrize(("mine", "theirs", "sign"), [(10, 0, 1), (0, 10, -1), (3, 3, 0)])
+def test_the_lead_variants_pace_and_charge_by_the_sign_of_the_lead(
+    results_script: Callable[[str], dict[str, Any]],
+    heuristic_turn_starts: Callable[[str, int], list[tuple[Any, Any]]],
+    mine: int,
+    theirs: int,
+    sign: int,
+) -> None:
+    lead_aware = results_script(SCRIPT)["LeadAware"]
+    pace = lead_aware(np.random.default_rng(0), pace=0.3)
+    safe = lead_aware(np.random.default_rng(0), safe=0.5)
+    plain = QwirkleCardsHeuristicAgent(np.random.default_rng(0))
+    # a leader charges 1.5 times the risk, a trailer half of it
+    scaled = QwirkleCardsHeuristicAgent(np.random.default_rng(0), risk=1.0 + 0.5 * sign)
+    turns = 0
+    for _, start in heuristic_turn_starts(ENV, 5)[::4]:
+        view = with_scores(start, mine, theirs, pile=30)
+        for turn in [t for t in view.legal_turns() if not any(t.taken)][:10]:
+            base = plain.turn_value(view, start.hand, turn)
+            paced = base + sign * 0.3 * turn.num_played
+            assert pace.turn_value(view, start.hand, turn) == pytest.approx(paced)
+            risked = scaled.turn_value(view, start.hand, turn)
+            assert safe.turn_value(view, start.hand, turn) == pytest.approx(risked)
+            turns += 1
+    assert turns > 20
+
+
+def test_unknown_variants_are_refused_with_the_allowed_ones(
+    results_script: Callable[[str], dict[str, Any]],
+) -> None:
+    maker = results_script(SCRIPT)["variant_maker"]
+    for spec in ("pace", "pace:x", "ending:1", "fast:1"):
+        with pytest.raises(SystemExit, match="ending, three, pace:W, safe:W|must be a number"):
+            maker(spec, lambda obs, view: 0)
+
+
 def test_the_starter_is_read_off_the_observation(
     results_script: Callable[[str], dict[str, Any]],
 ) -> None:
@@ -114,7 +151,7 @@ def test_the_starter_is_read_off_the_observation(
 
 
 def test_the_script_prints_both_win_rates(run_results_script: Callable[..., str]) -> None:
-    for variant in ("ending", "three"):
-        out = run_results_script(SCRIPT, variant, "--games", "2")
+    out = run_results_script(SCRIPT, "ending", "three", "pace:0.1", "--games", "2")
+    for variant in ("ending", "three", "pace:0.1"):
         assert f"{variant!r} against the heuristic, 2 games:" in out
-        assert "the heuristic itself on the same games:" in out
+    assert out.count("the heuristic itself on the same games:") == 3

@@ -16,6 +16,13 @@ plays the same games as the heuristic itself:
   ends the game, whatever the starter chooses.)
 - ``three``: lines missing three kinds from the table are charged the next player's chance of
   holding all three as well.
+- ``pace:W`` (the score, not the end): the value of each card played changes by ``W`` when
+  the viewer leads after the turn and by ``-W`` when it trails (level, as the heuristic). The
+  game ends when the pile is empty and every card played is drawn again, so with ``W > 0`` a
+  leader hastens the end and a trailer holds it off (``W < 0`` the other way round).
+- ``safe:W``: the next player's chance charged for the lines left open is multiplied by
+  ``1 + W`` when the viewer leads after the turn and by ``1 - W`` when it trails (a leader
+  plays safer, a trailer takes more risk).
 
 **Paired games** (``decisions.play_paired``). Game ``g`` is dealt from ``[seed, 3, g]``, the
 subject's ties from ``[seed, 4, g]`` and the opponent heuristic's from ``[seed, 2, g]`` (the
@@ -25,7 +32,8 @@ script prints both win rates (Wilson 95%) and the games whose result differs, wi
 variant's net gain in them.
 
 ``python docs/results/cards_game_end.py ending --games 1000`` (``--seed`` 12345 by default:
-its own deals, not those of the scripts that share one generator over the games).
+its own deals, not those of the scripts that share one generator over the games); several
+variants in one run share the heuristic's games (``pace:0.1 pace:-0.1 safe:0.5``).
 """
 
 from __future__ import annotations
@@ -94,6 +102,50 @@ class ThreeMissing(QwirkleCardsHeuristicAgent):
     max_missing_charged = 3
 
 
+class LeadAware(QwirkleCardsHeuristicAgent):
+    """The heuristic whose turn value depends on the score (``pace:W``, ``safe:W``): the
+    sign of the viewer's lead after the turn scales ``pace`` per card played and ``safe``
+    times the next player's chance."""
+
+    def __init__(self, rng: np.random.Generator, pace: float = 0.0, safe: float = 0.0) -> None:
+        super().__init__(rng)
+        self.pace = pace
+        self.safe = safe
+        self._sign = 0.0
+        """The sign of the lead after the turn being valued (set by :meth:`turn_value`)."""
+
+    def turn_value(self, view: Any, hand: Sequence[int], turn: Turn) -> float:
+        self._sign = float(np.sign(lead_after(view, turn)))
+        value = super().turn_value(view, hand, turn)
+        return value + self._sign * self.pace * turn.num_played
+
+    def next_player_chance(self, view: Any, missing: Sequence[int]) -> float:
+        return (1.0 + self.safe * self._sign) * super().next_player_chance(view, missing)
+
+
+def variant_maker(
+    spec: str, starter_of: Callable[[Any, Any], int]
+) -> Callable[[np.random.Generator], Any]:
+    """The agent factory of a variant spec: ``ending``, ``three``, ``pace:W`` or ``safe:W``.
+
+    >>> agent = variant_maker("pace:0.1", lambda obs, view: 0)(np.random.default_rng(0))
+    >>> agent.pace, agent.safe
+    (0.1, 0.0)
+    """
+    name, _, weight = spec.partition(":")
+    if name in ("pace", "safe") and weight:
+        try:
+            w = float(weight)
+        except ValueError:
+            raise SystemExit(f"{spec!r}: the weight after {name}: must be a number") from None
+        return lambda rng: LeadAware(rng, **{name: w})
+    if name == "ending" and not weight:
+        return lambda rng: EndingAware(rng, starter_of)
+    if name == "three" and not weight:
+        return ThreeMissing
+    raise SystemExit(f"unknown variant {spec!r}; allowed: ending, three, pace:W, safe:W")
+
+
 def starter_reader(model: QwirkleCardsModel) -> Callable[[Any, Any], int]:
     """``starter_of(observation, view)``: the starting seat, read off the observation's
     ``starter`` field (one-hot, observer first)."""
@@ -107,29 +159,26 @@ def starter_reader(model: QwirkleCardsModel) -> Callable[[Any, Any], int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("variant", choices=("ending", "three"))
+    parser.add_argument("variants", nargs="+", help="ending, three, pace:W or safe:W")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
     model = QwirkleCardsModel(num_players=2)
     starter_of = starter_reader(model)
-    variants: dict[str, Callable[[np.random.Generator], Any]] = {
-        "ending": lambda rng: EndingAware(rng, starter_of),
-        "three": ThreeMissing,
-        "heuristic": QwirkleCardsHeuristicAgent,
-    }
+    makers = [variant_maker(spec, starter_of) for spec in args.variants]
 
-    def credits(name: str) -> np.ndarray:
-        return play_paired(
-            model, ENV, args.games, args.seed, lambda rng: agent_decide(variants[name](rng))
+    def credits(make: Callable[[np.random.Generator], Any]) -> np.ndarray:
+        return play_paired(model, ENV, args.games, args.seed, lambda rng: agent_decide(make(rng)))
+
+    plain = credits(QwirkleCardsHeuristicAgent)
+    for spec, make in zip(args.variants, makers, strict=True):
+        variant = credits(make)
+        print(
+            f"{ENV}: {spec!r} against the heuristic, {args.games} games: "
+            f"{win_rate_text(variant)}; the heuristic itself on the same games: "
+            f"{win_rate_text(plain)}; {paired_text(variant, plain)}",
+            flush=True,
         )
-
-    variant, plain = credits(args.variant), credits("heuristic")
-    print(
-        f"{ENV}: {args.variant!r} against the heuristic, {args.games} games: "
-        f"{win_rate_text(variant)}; the heuristic itself on the same games: "
-        f"{win_rate_text(plain)}; {paired_text(variant, plain)}"
-    )
 
 
 if __name__ == "__main__":

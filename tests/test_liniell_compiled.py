@@ -13,7 +13,7 @@ import pickle
 import numpy as np
 import pytest
 
-from tabletop_rl.envs.liniell import compiled as core
+from tabletop_rl.envs.liniell.compiled_layout import G_GP, G_NG, G_NP, G_SIZE, STATE_SIZE
 from tabletop_rl.envs.liniell.compiled_model import LiniellCompiledModel, LiniellCompiledState
 from tabletop_rl.envs.liniell.model import LiniellModel
 
@@ -101,17 +101,15 @@ def test_state_vector_layout() -> None:
     """The state is one small int16 vector; the geometry comes from the tile set data."""
     fast = LiniellCompiledModel(2)
     state = fast.new_state(np.random.default_rng(0))
-    assert state.data.dtype == np.int16 and state.data.shape == (core.STATE_SIZE,)
+    assert state.data.dtype == np.int16 and state.data.shape == (STATE_SIZE,)
     kinds = len(fast.tile_set.kinds)
-    assert fast.geom.shape == (kinds, 4, core.G_SIZE)
+    assert fast.geom.shape == (kinds, 4, G_SIZE)
     # every oriented tile's ports are partitioned by its groups
     for k in range(kinds):
         for r in range(4):
             row = fast.geom[k, r]
             ports = sorted(
-                int(row[core.G_GP + 4 * g + i])
-                for g in range(row[core.G_NG])
-                for i in range(row[core.G_NP + g])
+                int(row[G_GP + 4 * g + i]) for g in range(row[G_NG]) for i in range(row[G_NP + g])
             )
             assert ports == [0, 1, 2, 3]
 

@@ -59,6 +59,7 @@ from ..core.features import with_features
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled as core
+from .compiled_layout import NUM_PLAYERS, STATE_SIZE, WRITTEN_SIZE
 from .compiled_model import LiniellCompiledModel, LiniellCompiledState
 from .features import LINIELL_FEATURES, batch_features, feature_offsets
 from .tileset import NUM_TILES, TileSet
@@ -96,10 +97,10 @@ class LiniellBatch(BatchBuffers):
         self.seed = int(seed)
         self.reward = reward
         size, actions = self.layout.size, self.model.info.num_actions
-        self.states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
-        self.states[:, core.NUM_PLAYERS] = n
+        self.states = np.zeros((n_envs, STATE_SIZE), dtype=np.int16)
+        self.states[:, NUM_PLAYERS] = n
         self._allocate_buffers(n_envs, n, size, actions)
-        self.final_states = np.zeros((n_envs, core.STATE_SIZE), dtype=np.int16)
+        self.final_states = np.zeros((n_envs, STATE_SIZE), dtype=np.int16)
         self.episodes = np.zeros(n_envs, dtype=np.int64)
         """Games started in each slot so far."""
         self._rngs = [np.random.default_rng([self.seed, i]) for i in range(n_envs)]
@@ -108,7 +109,7 @@ class LiniellBatch(BatchBuffers):
         self._done = np.zeros(n_envs, dtype=np.int8)
         self._actions = np.zeros(n_envs, dtype=np.int64)
         # what each observation row shows: the next step updates the row from it
-        self._written = np.zeros((n_envs, core.WRITTEN_SIZE), dtype=np.int16)
+        self._written = np.zeros((n_envs, WRITTEN_SIZE), dtype=np.int16)
         self._started = False
         bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
@@ -202,7 +203,7 @@ class LiniellBatch(BatchBuffers):
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""
         state = LiniellCompiledState(self.final_states[i].copy())
-        if state.data[core.NUM_PLAYERS] == 0:
+        if state.data[NUM_PLAYERS] == 0:
             return None
         return self.model.outcome(state)
 

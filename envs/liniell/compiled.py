@@ -1,18 +1,17 @@
-"""Liniell's compiled core: the rules, route scoring and observation as numba kernels.
+"""Liniell's compiled core: the rules as numba kernels over one game vector.
 
-A game is one ``int16`` vector (:data:`STATE_SIZE` entries, offsets named below): laid tiles,
-a union-find over line pieces, open ports, every line's route score, pawns, the stack, the
-phase and a few counters, plus scratch space for the route search (so no kernel allocates).
-The tile set is data: :func:`geometry` turns a :class:`~.tileset.TileSet` into two arrays
-that every kernel takes. The kernels follow the reference engine (``board.py``,
-``game.py``, ``scoring.py``) rule for rule, **[decision]** s included; the differential test
-``tests/test_liniell_compiled.py`` checks masks, observations, points and outcomes against
-it.
+A game is one ``int16`` vector laid out by :mod:`.compiled_layout` (offsets, action ids, and
+:func:`~.compiled_layout.geometry`, which turns the tile set, data, into the arrays every
+kernel takes); the lines and their route scores are :mod:`.compiled_lines`' kernels and the
+observation :mod:`.compiled_observation`'s. This module has the rules: placement, the game's
+flow, the masks, a step, and a batch's step. The kernels follow the reference engine
+(``board.py``, ``game.py``, ``scoring.py``) rule for rule, **[decision]** s included; the
+differential test ``tests/test_liniell_compiled.py`` checks masks, observations, points and
+outcomes against it. numba's on-disk cache keys a kernel on its own file only; importing the
+environments drops every cached kernel when any source changed
+(:mod:`tabletop_rl.envs.core.kernel_cache`), so kernels may call across these files.
 
-All kernels live in this one module on purpose: numba's on-disk cache (``cache=True``) keys a
-compiled function on the file that defines it, not on the files of the functions it calls,
-so kernels split over several files could run stale code after an edit.
-
+>>> from tabletop_rl.envs.liniell.compiled_layout import geometry
 >>> from tabletop_rl.envs.liniell.tileset import load_tile_set
 >>> geom, feats = geometry(load_tile_set("default"))
 >>> s = new_state(np.arange(16, dtype=np.int16) % 11, 0, 2, geom)
@@ -25,503 +24,75 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .grid import CENTRE_CELL, NEIGHBOUR, NUM_CELLS, WINDOW
-from .tiles import PORT_DELTA
-from .tileset import NUM_TILES, SQUARE, TileSet
-
-# ------------------------------------------------------------------ constants
-LAY, OCCUPY, MOVE, OVER = 0, 1, 2, 3
-"""Phases (as the reference's ``Phase``: lay, optional occupy, compulsory move, over)."""
-NUM_PIECES = NUM_CELLS * 4
-NUM_LAY = NUM_PIECES
-"""Lay actions ``4 * cell + rotation``; then ``OCCUPY_ACTION + 3 * port + source``; skip."""
-OCCUPY_ACTION = NUM_LAY
-SKIP_ACTION = OCCUPY_ACTION + 12
-NUM_ACTIONS = SKIP_ACTION + 1
-MAX_PLAYERS = 4
-HISTORY = 64
-"""Actions remembered per game (at most 48 are played: 16 turns of up to 3 steps)."""
-
-NB = np.array(NEIGHBOUR, dtype=np.int64)
-"""``NB[cell, port]``: the window cell across ``port``, or -1."""
-assert len(PORT_DELTA) == 4 and CENTRE_CELL == (WINDOW // 2) * (WINDOW + 1)
-
-# geometry columns: geom[kind, rotation, column]
-G_PG = 0
-"""4 entries: the group holding each port."""
-G_NP = 4
-"""4 entries: each group's number of ports."""
-G_GP = 8
-"""16 entries: group g's ports at ``G_GP + 4 g`` (ascending, as the reference's groups)."""
-G_CODE = 24
-"""4 entries: each group's diamond (0 none, 1 empty, 2 blue)."""
-G_NG = 28
-"""The tile's number of groups."""
-G_SIZE = 29
-
-# state vector offsets
-KIND = 0
-"""49 entries: kind on each window cell, -1 when empty."""
-ROT = KIND + NUM_CELLS
-PIECES = ROT + NUM_CELLS
-"""196 records of :data:`PIECE_STRIDE` entries, one per piece (``4 * cell + group``), the
-fields below at ``field + PIECE_STRIDE * piece`` (a tile's pieces share a cache line)."""
-PIECE_STRIDE = 8
-ROOT = PIECES
-"""The root piece of the piece's line. Lines are kept as quick-find sets: every piece knows
-its root, each line's pieces form a ring through ``NEXT``, and a join relabels the smaller
-line."""
-NEXT = PIECES + 1
-"""The next piece of the same line (a ring)."""
-SIZE = PIECES + 2
-"""The number of pieces of the line (valid at roots)."""
-OPEN = PIECES + 3
-"""Ports of the piece that face no tile (the reference's ``open_ports``)."""
-ROUTE_POINTS = PIECES + 4
-"""Route points of the line (valid at roots)."""
-ROUTE_BLUE = PIECES + 5
-"""Blue diamonds at the ends of the line's route (valid at roots)."""
-VISITED = PIECES + 6
-"""Scratch of the route search: the piece is on the current path."""
-RANK = PIECES + 7
-"""Scratch of the route search: the stub's number among the line's stubs."""
-PAWNS = PIECES + PIECE_STRIDE * NUM_PIECES
-"""8 entries: ``PAWNS + 2 * player + slot``: the piece under the pawn, -1 in supply."""
-STACK = PAWNS + 2 * MAX_PLAYERS
-"""16 entries: the shuffled stack, drawn from the end; entries past ``STACK_SIZE`` are the
-tiles drawn so far (the last one first), so the whole deal stays readable."""
-PENDING = STACK + NUM_TILES
-"""4 entries: the pieces of the joins still to run (compulsory moves), in port order."""
-LAID = PENDING + 4
-"""16 entries: laid cells in the order they were laid."""
-LAY_MASK = LAID + NUM_TILES
-"""49 entries: the legal rotations of the drawn tile on each cell, as bits (computed once
-per turn)."""
-HIST = LAY_MASK + NUM_CELLS
-"""64 entries: the actions played."""
-NUM_PLAYERS = HIST + HISTORY
-STACK_SIZE = NUM_PLAYERS + 1
-NUM_LAID = NUM_PLAYERS + 2
-RMIN = NUM_PLAYERS + 3
-RMAX = NUM_PLAYERS + 4
-CMIN = NUM_PLAYERS + 5
-CMAX = NUM_PLAYERS + 6
-CURRENT = NUM_PLAYERS + 7
-START = NUM_PLAYERS + 8
-PHASE = NUM_PLAYERS + 9
-DRAWN = NUM_PLAYERS + 10
-"""The drawn kind (-1 once laid)."""
-LAST = NUM_PLAYERS + 11
-"""The cell laid last (-1 before the first lay)."""
-TURN = NUM_PLAYERS + 12
-EARLY = NUM_PLAYERS + 13
-"""1 when the game ended on a drawn tile that fits nowhere."""
-NUM_PENDING = NUM_PLAYERS + 14
-NUM_HIST = NUM_PLAYERS + 15
-NUM_LEGAL_LAYS = NUM_PLAYERS + 16
-FRONTIER = NUM_PLAYERS + 17
-"""4 entries: the empty cells next to a laid tile, as a 49-bit set in four 16-bit words."""
-# scratch space (contents meaningless between kernel calls)
-SCRATCH = FRONTIER + 4
-COUNT = SCRATCH
-MEMBERS = COUNT + NUM_CELLS
-DEPTH_U = MEMBERS + 4 * NUM_TILES
-DEPTH_I = DEPTH_U + 4 * NUM_TILES + 1
-DEPTH_T = DEPTH_I + 4 * NUM_TILES + 1
-NROOT = DEPTH_T + 4 * NUM_TILES + 1
-"""4 entries: the line roots across each port of a cell."""
-OCC_ROOT = NROOT + 4
-"""8 entries: the line root under each pawn slot (-1 in supply)."""
-COMP = OCC_ROOT + 2 * MAX_PLAYERS
-JOIN = COMP + 4
-BEST = JOIN + 4
-"""2 entries: the best route found so far (tiles, points)."""
-TMP = BEST + 2
-"""4 entries: each player's points before a step."""
-STATE_SIZE = TMP + MAX_PLAYERS
-
-# observation field order of ``off`` (start offsets, from the model's layout)
-OBS_FIELDS = (
-    "tiles",
-    "last_laid",
-    "pawns",
-    "lines",
-    "routes",
-    "own_pawns",
-    "drawn",
-    "drawn_kind",
-    "stack",
-    "stack_size",
-    "supply",
-    "scores",
-    "blue",
-    "seated",
-    "to_act",
-    "phase",
+from .compiled_layout import (
+    CMAX,
+    CMIN,
+    COMP,
+    CURRENT,
+    DRAWN,
+    EARLY,
+    FRONTIER,
+    G_NG,
+    G_NP,
+    G_PG,
+    GEOM,
+    HIST,
+    HISTORY,
+    JOIN,
+    KIND,
+    LAID,
+    LAST,
+    LAY,
+    LAY_MASK,
+    MAX_PLAYERS,
+    MOVE,
+    NB,
+    NEXT,
+    NROOT,
+    NUM_HIST,
+    NUM_LAID,
+    NUM_LAY,
+    NUM_LEGAL_LAYS,
+    NUM_PENDING,
+    NUM_PLAYERS,
+    OCCUPY,
+    OCCUPY_ACTION,
+    OPEN,
+    OVER,
+    PAWNS,
+    PENDING,
+    PHASE,
+    PIECE_STRIDE,
+    PIECES,
+    RMAX,
+    RMIN,
+    ROOT,
+    ROT,
+    SIZE,
+    SKIP_ACTION,
+    STACK,
+    STACK_SIZE,
+    START,
+    STATE,
+    STATE_SIZE,
+    TMP,
+    TURN,
 )
-(
-    F_TILES,
-    F_LAST,
-    F_PAWNS,
-    F_LINES,
-    F_ROUTES,
-    F_OWN,
-    F_DRAWN,
-    F_KIND,
-    F_STACK,
-    F_STACK_SIZE,
-    F_SUPPLY,
-    F_SCORES,
-    F_BLUE,
-    F_SEATED,
-    F_TO_ACT,
-    F_PHASE,
-) = range(len(OBS_FIELDS))
-PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
-TILE_FEATURES = 1 + len(PAIRS) + 8
-W_TILES, W_LAST, W_COUNT, W_ENTRIES = 0, 1, 2, 3
-"""``written`` (see :func:`observe_update`): tiles shown, last laid cell shown, the number
-of player-plane entries written, then those entries."""
-WRITTEN_SIZE = (
-    W_ENTRIES
-    + 2 * MAX_PLAYERS * 4  # pawns: the ports of each pawn's piece
-    + NUM_TILES * 4 * MAX_PLAYERS  # lines: each port once per pawn on its line
-    + 2  # own pawns
+from .compiled_lines import (
+    across,
+    find,
+    join_lines,
+    occupied_roots,
+    owner_of,
+    piece_at,
+    placed_slots,
+    player_points,
+    score_line,
+    winners_mask,
 )
-
-
-# ------------------------------------------------------------------- geometry
-def geometry(tile_set: TileSet) -> tuple[np.ndarray, np.ndarray]:
-    """The tile set as arrays: ``geom`` (kinds, 4 rotations, :data:`G_SIZE`) ``int16`` (see
-    the ``G_*`` columns) and ``feats`` (kinds, 4, 15) ``float32``, each oriented tile's
-    features as the observation's ``tiles`` planes write them.
-
-    >>> from tabletop_rl.envs.liniell.tileset import load_tile_set
-    >>> geom, feats = geometry(load_tile_set("default"))
-    >>> geom.shape, feats.shape
-    ((11, 4, 29), (11, 4, 15))
-    >>> geom[4, 1, G_PG : G_PG + 4].tolist()  # the bridge turned once: EW is group 0
-    [1, 0, 1, 0]
-    """
-    kinds = tile_set.kinds
-    geom = np.zeros((len(kinds), 4, G_SIZE), dtype=np.int16)
-    feats = np.zeros((len(kinds), 4, TILE_FEATURES), dtype=np.float32)
-    codes = {None: 0, "empty": 1, "blue": 2}
-    for k, kind in enumerate(kinds):
-        for r in range(4):
-            orient = kind.orient(r)
-            row = geom[k, r]
-            row[G_PG : G_PG + 4] = orient.port_group
-            row[G_NG] = len(orient.groups)
-            feats[k, r, 0] = 1
-            for g, group in enumerate(orient.groups):
-                ports = [int(p) for p in group.ports]
-                row[G_NP + g] = len(ports)
-                row[G_GP + 4 * g : G_GP + 4 * g + len(ports)] = ports
-                diamond = None if group.diamond is None else group.diamond.value
-                row[G_CODE + g] = codes[diamond]
-                if diamond is not None:
-                    feats[k, r, 1 + len(PAIRS) + (4 if diamond == "blue" else 0) + ports[0]] = 1
-                for i, (a, b) in enumerate(PAIRS):
-                    if a in ports and b in ports:
-                        feats[k, r, 1 + i] = 1
-    return geom, feats
-
-
-# Small kernels called from many places carry explicit signatures: numba then compiles each
-# once, instead of once per combination of int16, int64 and literal arguments at its callers.
-STATE = "int16[::1]"
-GEOM = "int16[:, :, ::1]"
-
-
-# ---------------------------------------------------------------- lines
-@njit(f"int64({STATE}, int64)", cache=True)
-def find(s: np.ndarray, piece: int) -> int:
-    """The root piece of ``piece``'s line."""
-    return s[ROOT + PIECE_STRIDE * piece]
-
-
-@njit(cache=True)
-def _join(s: np.ndarray, a: int, b: int) -> None:
-    """Join the lines of pieces ``a`` and ``b``: the smaller one takes the larger's root."""
-    ra = s[ROOT + PIECE_STRIDE * a]
-    rb = s[ROOT + PIECE_STRIDE * b]
-    if ra == rb:
-        return
-    if s[SIZE + PIECE_STRIDE * ra] < s[SIZE + PIECE_STRIDE * rb]:
-        ra, rb = rb, ra
-    piece = rb
-    while True:
-        s[ROOT + PIECE_STRIDE * piece] = ra
-        piece = s[NEXT + PIECE_STRIDE * piece]
-        if piece == rb:
-            break
-    after = s[NEXT + PIECE_STRIDE * ra]
-    s[NEXT + PIECE_STRIDE * ra] = s[NEXT + PIECE_STRIDE * rb]
-    s[NEXT + PIECE_STRIDE * rb] = after
-    s[SIZE + PIECE_STRIDE * ra] += s[SIZE + PIECE_STRIDE * rb]
-
-
-@njit(f"int64({STATE}, {GEOM}, int64, int64)", cache=True)
-def piece_at(s: np.ndarray, geom: np.ndarray, cell: int, port: int) -> int:
-    """The piece of the tile on ``cell`` that holds ``port``."""
-    return cell * 4 + geom[s[KIND + cell], s[ROT + cell], G_PG + port]
-
-
-@njit(f"int64({STATE}, {GEOM}, int64, int64)", cache=True)
-def across(s: np.ndarray, geom: np.ndarray, cell: int, port: int) -> int:
-    """The piece of the neighbouring tile touching ``port`` of ``cell``, or -1 if none."""
-    other = NB[cell, port]
-    if other < 0 or s[KIND + other] < 0:
-        return -1
-    return piece_at(s, geom, other, (port + 2) & 3)
-
-
-@njit(f"int64({STATE}, {GEOM}, int64)", cache=True)
-def piece_code(s: np.ndarray, geom: np.ndarray, piece: int) -> int:
-    cell = piece >> 2
-    return geom[s[KIND + cell], s[ROT + cell], G_CODE + (piece & 3)]
-
-
-@njit(cache=True)
-def piece_key(s: np.ndarray, geom: np.ndarray, piece: int) -> int:
-    """Sort key of a piece: its cell, then its first port (the occupy sources' numbering)."""
-    cell = piece >> 2
-    return cell * 4 + geom[s[KIND + cell], s[ROT + cell], G_GP + 4 * (piece & 3)]
-
-
-@njit(cache=True)
-def placed_slots(s: np.ndarray, geom: np.ndarray, player: int) -> tuple[int, int, int]:
-    """``player``'s pawn slots on the board in :func:`piece_key` order, and their count."""
-    a = s[PAWNS + 2 * player]
-    b = s[PAWNS + 2 * player + 1]
-    if a >= 0 and b >= 0:
-        if piece_key(s, geom, b) < piece_key(s, geom, a):
-            return 1, 0, 2
-        return 0, 1, 2
-    if a >= 0:
-        return 0, -1, 1
-    if b >= 0:
-        return 1, -1, 1
-    return -1, -1, 0
-
-
-@njit(cache=True)
-def occupied_roots(s: np.ndarray) -> None:
-    """Fill ``OCC_ROOT``: the line root under each pawn slot (-1 for a pawn in supply)."""
-    for j in range(2 * s[NUM_PLAYERS]):
-        piece = s[PAWNS + j]
-        s[OCC_ROOT + j] = find(s, piece) if piece >= 0 else -1
-
-
-@njit(cache=True)
-def owner_of(s: np.ndarray, root: int) -> int:
-    """The player whose pawn stands on line ``root`` (``OCC_ROOT`` filled), or -1."""
-    for j in range(2 * s[NUM_PLAYERS]):
-        if s[OCC_ROOT + j] == root:
-            return j >> 1
-    return -1
-
-
-# -------------------------------------------------------------- route scoring
-@njit(f"boolean({STATE}, {GEOM}, int64, boolean, int64, int64, int64)", cache=True)
-def _search(
-    s: np.ndarray,
-    geom: np.ndarray,
-    start: int,
-    two: bool,
-    bonus: int,
-    max_tiles: int,
-    ceiling: int,
-) -> bool:
-    """Depth-first search of the routes from ``start`` (the reference's ``dfs2`` when
-    ``two``, else ``dfs1``), keeping the longest, then the one worth most,
-    as (tiles, points) at ``BEST``; True once a route reaches ``ceiling`` (none can be better)."""
-    start_code = piece_code(s, geom, start)
-    s[VISITED + PIECE_STRIDE * start] = 1
-    s[COUNT + (start >> 2)] = 1
-    depth = 0
-    s[DEPTH_U] = start
-    s[DEPTH_I] = 0
-    s[DEPTH_T] = 1
-    entered = True
-    while depth >= 0:
-        u = s[DEPTH_U + depth]
-        if entered and not two:
-            entered = False
-            n_open = s[OPEN + PIECE_STRIDE * u]
-            if n_open > 0 and (start_code > 0 or u > start or (u == start and n_open >= 2)):
-                tiles = s[DEPTH_T + depth]
-                pts = tiles + bonus
-                if tiles > s[BEST] or (tiles == s[BEST] and pts > s[BEST + 1]):
-                    s[BEST] = tiles
-                    s[BEST + 1] = pts
-                    if tiles >= max_tiles and pts >= ceiling:
-                        return True
-        entered = False
-        cu = u >> 2
-        ku = s[KIND + cu]
-        ru = s[ROT + cu]
-        gu = u & 3
-        i = s[DEPTH_I + depth]
-        if i >= geom[ku, ru, G_NP + gu]:
-            s[VISITED + PIECE_STRIDE * u] = 0
-            s[COUNT + cu] -= 1
-            depth -= 1
-            continue
-        s[DEPTH_I + depth] = i + 1
-        v = across(s, geom, cu, geom[ku, ru, G_GP + 4 * gu + i])
-        if v < 0 or s[VISITED + PIECE_STRIDE * v]:
-            continue
-        cv = v >> 2
-        k = s[COUNT + cv]
-        t = s[DEPTH_T + depth] + (1 if k == 0 else 0)
-        if two:
-            code = piece_code(s, geom, v)
-            if code > 0:
-                if s[RANK + PIECE_STRIDE * v] > s[RANK + PIECE_STRIDE * start]:
-                    pts = t + 1 + (1 if start_code == 2 else 0) + (1 if code == 2 else 0)
-                    if t > s[BEST] or (t == s[BEST] and pts > s[BEST + 1]):
-                        s[BEST] = t
-                        s[BEST + 1] = pts
-                        if t >= max_tiles and pts >= ceiling:
-                            return True
-                continue  # a stub is a dead end
-        s[VISITED + PIECE_STRIDE * v] = 1
-        s[COUNT + cv] = k + 1
-        depth += 1
-        s[DEPTH_U + depth] = v
-        s[DEPTH_I + depth] = 0
-        s[DEPTH_T + depth] = t
-        entered = True
-    return False
-
-
-@njit(cache=True)
-def score_line(s: np.ndarray, geom: np.ndarray, root: int) -> None:
-    """Store the route points and blue route ends of line ``root`` at its root (rules
-    reference "Scoring", as ``scoring.score_line``)."""
-    n = 0
-    piece = root
-    while True:
-        s[MEMBERS + n] = piece
-        n += 1
-        piece = s[NEXT + PIECE_STRIDE * piece]
-        if piece == root:
-            break
-    if n == 1:
-        piece = s[MEMBERS]
-        code = piece_code(s, geom, piece)
-        n_open = s[OPEN + PIECE_STRIDE * piece]
-        points = blue = 0
-        if code > 0:
-            if n_open > 0:
-                blue = 1 if code == 2 else 0
-                points = 1 + blue
-        elif n_open >= 2:
-            points = 1
-        s[ROUTE_POINTS + PIECE_STRIDE * root] = points
-        s[ROUTE_BLUE + PIECE_STRIDE * root] = blue
-        return
-    stubs = blue_stubs = max_tiles = 0
-    stub = -1
-    for i in range(n):
-        piece = s[MEMBERS + i]
-        s[VISITED + PIECE_STRIDE * piece] = 0
-        if s[COUNT + (piece >> 2)] != -1:
-            s[COUNT + (piece >> 2)] = -1
-            max_tiles += 1
-        code = piece_code(s, geom, piece)
-        if code > 0:
-            s[RANK + PIECE_STRIDE * piece] = stubs
-            stubs += 1
-            stub = piece
-            if code == 2:
-                blue_stubs += 1
-    for i in range(n):
-        s[COUNT + (s[MEMBERS + i] >> 2)] = 0
-    s[BEST] = -1
-    s[BEST + 1] = -1
-    bonus = 0
-    if stubs >= 2:
-        ceiling = max_tiles + 1 + min(2, blue_stubs)
-        for i in range(n):
-            piece = s[MEMBERS + i]
-            if piece_code(s, geom, piece) > 0 and _search(
-                s, geom, piece, True, 0, max_tiles, ceiling
-            ):
-                break
-    elif stubs == 1:
-        bonus = 1 if piece_code(s, geom, stub) == 2 else 0
-        _search(s, geom, stub, False, bonus, max_tiles, max_tiles + bonus)
-    else:
-        for i in range(n):
-            piece = s[MEMBERS + i]
-            if s[OPEN + PIECE_STRIDE * piece] > 0 and _search(
-                s, geom, piece, False, 0, max_tiles, max_tiles
-            ):
-                break
-    if s[BEST] < 0:
-        s[ROUTE_POINTS + PIECE_STRIDE * root] = 0
-        s[ROUTE_BLUE + PIECE_STRIDE * root] = 0
-    else:
-        s[ROUTE_POINTS + PIECE_STRIDE * root] = s[BEST + 1]
-        s[ROUTE_BLUE + PIECE_STRIDE * root] = s[BEST + 1] - s[BEST] - 1 if stubs >= 2 else bonus
-
-
-@njit(cache=True)
-def _routes_total(s: np.ndarray, player: int, field: int) -> int:
-    """The sum of one route field (``ROUTE_POINTS`` or ``ROUTE_BLUE``) over the lines
-    ``player``'s placed pawns stand on."""
-    total = 0
-    for slot in range(2):
-        piece = s[PAWNS + 2 * player + slot]
-        if piece >= 0:
-            total += s[field + PIECE_STRIDE * (find(s, piece))]
-    return total
-
-
-@njit(cache=True)
-def player_points(s: np.ndarray, player: int) -> int:
-    """``player``'s score as if the game ended now."""
-    return _routes_total(s, player, ROUTE_POINTS)
-
-
-@njit(cache=True)
-def best_opponent_points(s: np.ndarray, player: int) -> int:
-    """The highest score among the seats other than ``player``'s, as if the game ended now."""
-    best = -1
-    for p in range(s[NUM_PLAYERS]):
-        if p != player:
-            best = max(best, player_points(s, p))
-    return best
-
-
-@njit(cache=True)
-def points_margin(s: np.ndarray, player: int) -> int:
-    """``player``'s score minus the best opponent's, as if the game ended now."""
-    return player_points(s, player) - best_opponent_points(s, player)
-
-
-@njit(cache=True)
-def player_blue(s: np.ndarray, player: int) -> int:
-    """Blue diamonds at the ends of ``player``'s scored routes (the tie-break)."""
-    return _routes_total(s, player, ROUTE_BLUE)
-
-
-@njit(cache=True)
-def winners_mask(s: np.ndarray) -> int:
-    """Bit set of the winners: most points, then most blue route ends, then shared."""
-    best = -1
-    out = 0
-    for p in range(s[NUM_PLAYERS]):
-        key = player_points(s, p) * 64 + player_blue(s, p)
-        if key > best:
-            best = key
-            out = 1 << p
-        elif key == best:
-            out |= 1 << p
-    return out
+from .compiled_observation import observe_update
+from .grid import CENTRE_CELL, NUM_CELLS, WINDOW
+from .tileset import NUM_TILES, SQUARE
 
 
 # ----------------------------------------------------------------- placement
@@ -799,7 +370,7 @@ def _put(s: np.ndarray, geom: np.ndarray, cell: int, kind: int, rot: int) -> Non
         mine = cell * 4 + geom[kind, rot, G_PG + p]
         s[OPEN + PIECE_STRIDE * mine] -= 1
         s[OPEN + PIECE_STRIDE * other] -= 1
-        _join(s, mine, other)
+        join_lines(s, mine, other)
     s[LAID + s[NUM_LAID]] = cell
     s[NUM_LAID] += 1
     frontier = _frontier(s) & ~(np.int64(1) << cell)
@@ -948,151 +519,6 @@ def legal_mask(s: np.ndarray, geom: np.ndarray, mask: np.ndarray) -> None:
                     mask[4 * cell + rot] = (bits >> rot) & 1
     elif phase != OVER:
         _occupy_mask(s, geom, mask)
-
-
-# ------------------------------------------------------------- observation
-@njit(cache=True)
-def observe_update(
-    s: np.ndarray,
-    geom: np.ndarray,
-    feats: np.ndarray,
-    off: np.ndarray,
-    player: int,
-    out: np.ndarray,
-    written: np.ndarray,
-    fresh: bool,
-) -> None:
-    """Make ``out`` ``player``'s observation (the documented layout, field starts in ``off``
-    in :data:`OBS_FIELDS` order), touching as little of it as possible.
-
-    ``out`` holds this game's previous observation as this function wrote it, and
-    ``written`` (:data:`WRITTEN_SIZE` entries) what it wrote: the tiles already shown, the
-    ``last_laid`` cell shown and the nonzero entries of the player-relative planes. Only the
-    new tiles, the routes after a lay, those planes' old and new entries and the short tail
-    of numbers (``drawn`` to ``phase``) are written. ``fresh`` starts from a zeroed ``out``
-    (a new game, or a buffer this function did not write)."""
-    if fresh:
-        out[:] = 0
-        written[W_TILES] = 0
-        written[W_LAST] = -1
-        written[W_COUNT] = 0
-    n = s[NUM_PLAYERS]
-    phase = s[PHASE]
-    laid = s[NUM_LAID]
-    # observer-independent planes: a lay adds a tile and changes the routes through it
-    if laid > written[W_TILES]:
-        for i in range(written[W_TILES], laid):
-            cell = s[LAID + i]
-            kind = s[KIND + cell]
-            rot = s[ROT + cell]
-            for f in range(TILE_FEATURES):
-                if feats[kind, rot, f] != 0:
-                    out[off[F_TILES] + f * NUM_CELLS + cell] = feats[kind, rot, f]
-        for i in range(laid):
-            cell = s[LAID + i]
-            kind = s[KIND + cell]
-            rot = s[ROT + cell]
-            for g in range(geom[kind, rot, G_NG]):
-                points = s[ROUTE_POINTS + PIECE_STRIDE * (find(s, cell * 4 + g))]
-                for j in range(geom[kind, rot, G_NP + g]):
-                    port = geom[kind, rot, G_GP + 4 * g + j]
-                    out[off[F_ROUTES] + port * NUM_CELLS + cell] = points
-        written[W_TILES] = laid
-    shown = s[LAST] if OCCUPY <= phase <= MOVE else -1
-    if shown != written[W_LAST]:
-        if written[W_LAST] >= 0:
-            out[off[F_LAST] + written[W_LAST]] = 0
-        if shown >= 0:
-            out[off[F_LAST] + shown] = 1
-        written[W_LAST] = shown
-    # player-relative planes: clear what was written, write the entries now
-    for k in range(written[W_COUNT]):
-        out[written[W_ENTRIES + k]] = 0
-    k = W_ENTRIES
-    for p in range(n):
-        q = (p - player) % n
-        for slot in range(2):
-            piece = s[PAWNS + 2 * p + slot]
-            if piece < 0:
-                continue
-            cell = piece >> 2
-            g = piece & 3
-            kind = s[KIND + cell]
-            rot = s[ROT + cell]
-            for j in range(geom[kind, rot, G_NP + g]):
-                port = geom[kind, rot, G_GP + 4 * g + j]
-                written[k] = off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell
-                k += 1
-    # every piece of each occupied line, once per pawn on it (a joined line holds several
-    # pawns until the compulsory move)
-    for slot in range(2 * n):
-        pawn = s[PAWNS + slot]
-        if pawn < 0:
-            continue
-        q = ((slot >> 1) - player) % n
-        root = find(s, pawn)
-        piece = root
-        while True:
-            cell = piece >> 2
-            g = piece & 3
-            kind = s[KIND + cell]
-            rot = s[ROT + cell]
-            for j in range(geom[kind, rot, G_NP + g]):
-                port = geom[kind, rot, G_GP + 4 * g + j]
-                written[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
-                k += 1
-            piece = s[NEXT + PIECE_STRIDE * piece]
-            if piece == root:
-                break
-    first, second, placed = placed_slots(s, geom, player)
-    if placed >= 1:
-        written[k] = off[F_OWN] + (s[PAWNS + 2 * player + first] >> 2)
-        k += 1
-    if placed == 2:
-        written[k] = off[F_OWN] + NUM_CELLS + (s[PAWNS + 2 * player + second] >> 2)
-        k += 1
-    for e in range(W_ENTRIES, k):
-        out[written[e]] = 1
-    written[W_COUNT] = k - W_ENTRIES
-    # the tail of small fields, rewritten whole
-    out[off[F_DRAWN] :] = 0
-    drawn = s[DRAWN]
-    if phase == LAY and drawn >= 0:
-        for f in range(TILE_FEATURES):
-            out[off[F_DRAWN] + f] = feats[drawn, 0, f]
-        out[off[F_KIND] + drawn] = 1
-    size = s[STACK_SIZE]
-    for i in range(size):
-        out[off[F_STACK] + s[STACK + i]] += 1
-    out[off[F_STACK_SIZE]] = size
-    for p in range(n):
-        q = (p - player) % n
-        supply = 0
-        for slot in range(2):
-            if s[PAWNS + 2 * p + slot] < 0:
-                supply += 1
-        out[off[F_SUPPLY] + q] = supply
-        out[off[F_SCORES] + q] = player_points(s, p)
-        out[off[F_BLUE] + q] = player_blue(s, p)
-        out[off[F_SEATED] + q] = 1
-    out[off[F_TO_ACT] + (s[CURRENT] - player) % n] = 1
-    if phase < OVER:
-        out[off[F_PHASE] + phase] = 1
-
-
-@njit(cache=True)
-def observe(
-    s: np.ndarray,
-    geom: np.ndarray,
-    feats: np.ndarray,
-    off: np.ndarray,
-    player: int,
-    out: np.ndarray,
-    written: np.ndarray,
-) -> None:
-    """Write ``player``'s whole observation into the ``float32`` vector ``out``
-    (``written``: scratch of :data:`WRITTEN_SIZE` entries)."""
-    observe_update(s, geom, feats, off, player, out, written, True)
 
 
 # ----------------------------------------------------------------- batches

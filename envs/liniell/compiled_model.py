@@ -30,8 +30,27 @@ from ..core.observation import ObservationLayout
 from ..core.symmetry import Symmetries
 from ..errors import ConfigError
 from . import compiled as core
+from . import compiled_observation
 from .actions import LiniellAction
 from .board import Board
+from .compiled_layout import (
+    CURRENT,
+    HIST,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    NUM_HIST,
+    NUM_LAID,
+    OBS_FIELDS,
+    OVER,
+    PHASE,
+    STACK,
+    STACK_SIZE,
+    START,
+    TURN,
+    WRITTEN_SIZE,
+    geometry,
+)
+from .compiled_lines import player_points, winners_mask
 from .game import Game
 from .model import LiniellModel, LiniellState
 from .tileset import NUM_TILES, TileSet
@@ -61,8 +80,8 @@ class LiniellCompiledState:
     def __repr__(self) -> str:
         s = self.data
         return (
-            f"LiniellCompiledState(turn={int(s[core.TURN])}, phase={int(s[core.PHASE])}, "
-            f"to_act={int(s[core.CURRENT])}, laid={int(s[core.NUM_LAID])})"
+            f"LiniellCompiledState(turn={int(s[TURN])}, phase={int(s[PHASE])}, "
+            f"to_act={int(s[CURRENT])}, laid={int(s[NUM_LAID])})"
         )
 
 
@@ -89,18 +108,18 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         self.codec = self.reference.codec
         self.tile_set = self.reference.tile_set
         self.layout = self.reference.layout
-        self.geom, self.feats = core.geometry(self.tile_set)
-        if tuple(f.name for f in self.layout) != core.OBS_FIELDS:
+        self.geom, self.feats = geometry(self.tile_set)
+        if tuple(f.name for f in self.layout) != OBS_FIELDS:
             raise ValueError(
                 "the compiled observation writer expects the fields "
-                f"{core.OBS_FIELDS} in this order, got {tuple(f.name for f in self.layout)}"
+                f"{OBS_FIELDS} in this order, got {tuple(f.name for f in self.layout)}"
             )
         self.offsets = np.array(
-            [self.layout.slice(name).start for name in core.OBS_FIELDS], dtype=np.int64
+            [self.layout.slice(name).start for name in OBS_FIELDS], dtype=np.int64
         )
         self._tiles = np.array(self.tile_set.stack(), dtype=np.int64)
-        self._points = np.zeros(core.MAX_PLAYERS, dtype=np.int64)
-        self._written = np.empty(core.WRITTEN_SIZE, dtype=np.int16)
+        self._points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        self._written = np.empty(WRITTEN_SIZE, dtype=np.int16)
 
     # ----------------------------------------------------------- the rules
     def deal(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -114,13 +133,13 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         return LiniellCompiledState(core.new_state(stack, start, self.num_players, self.geom))
 
     def current_player(self, state: LiniellCompiledState) -> int:
-        return int(state.data[core.CURRENT])
+        return int(state.data[CURRENT])
 
     def is_over(self, state: LiniellCompiledState) -> bool:
-        return bool(state.data[core.PHASE] == core.OVER)
+        return bool(state.data[PHASE] == OVER)
 
     def legal_mask(self, state: LiniellCompiledState) -> np.ndarray:
-        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         core.legal_mask(state.data, self.geom, mask)
         return mask
 
@@ -131,12 +150,12 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
 
     def scores(self, state: LiniellCompiledState) -> tuple[float, ...]:
         """Every seat's provisional score (as if the game ended now; final once over)."""
-        return tuple(float(core.player_points(state.data, p)) for p in range(self.num_players))
+        return tuple(float(player_points(state.data, p)) for p in range(self.num_players))
 
     def outcome(self, state: LiniellCompiledState) -> Outcome | None:
         if not self.is_over(state):
             return None
-        won = core.winners_mask(state.data)
+        won = winners_mask(state.data)
         winners = tuple(p for p in range(self.num_players) if won >> p & 1)
         return Outcome(Ending.FINISHED, winners, self.scores(state))
 
@@ -152,7 +171,7 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
     ) -> np.ndarray:
         if out is None:
             out = np.empty(self.layout.size, dtype=np.float32)
-        core.observe(
+        compiled_observation.observe(
             state.data, self.geom, self.feats, self.offsets, int(player), out, self._written
         )
         return out
@@ -173,9 +192,9 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         """Reshuffle the order of the stack (nobody can see it), with the reference's draws:
         the new order depends only on the stack's contents and ``rng``."""
         s = state.data
-        size = int(s[core.STACK_SIZE])
-        stack = np.sort(s[core.STACK : core.STACK + size])
-        s[core.STACK : core.STACK + size] = stack[rng.permutation(size)]
+        size = int(s[STACK_SIZE])
+        stack = np.sort(s[STACK : STACK + size])
+        s[STACK : STACK + size] = stack[rng.permutation(size)]
 
     # ----------------------------------------- the reference engine's view
     def game_of(self, state: LiniellCompiledState) -> Game:
@@ -187,10 +206,10 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         """The reference model's state of the same game (replayed; for text, pictures and
         checks)."""
         s = state.data
-        deal = [int(k) for k in s[core.STACK : core.STACK + NUM_TILES]]
-        game = Game(Board(self.tile_set, self.num_players), deal, int(s[core.START]))
+        deal = [int(k) for k in s[STACK : STACK + NUM_TILES]]
+        game = Game(Board(self.tile_set, self.num_players), deal, int(s[START]))
         ref = self.reference.state_of(game)
-        for action in s[core.HIST : core.HIST + s[core.NUM_HIST]]:
+        for action in s[HIST : HIST + s[NUM_HIST]]:
             self.reference.step(ref, int(action))
         return ref
 
@@ -214,9 +233,9 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         """The reference state of ``state`` kept up to date with it (see :meth:`public_view`);
         read it, do not change it."""
         s = state.data
-        deal = s[core.STACK : core.STACK + NUM_TILES]
-        start = int(s[core.START])
-        actions = s[core.HIST : core.HIST + s[core.NUM_HIST]]
+        deal = s[STACK : STACK + NUM_TILES]
+        start = int(s[START])
+        actions = s[HIST : HIST + s[NUM_HIST]]
         kept = state._replayed
         if (
             kept is not None

@@ -64,6 +64,27 @@ from ..core.observation import Field, ObservationLayout
 from . import compiled as core
 from .actions import NUM_LAY, SKIP
 from .board import NUM_CELLS, WINDOW
+from .compiled_layout import (
+    CMAX,
+    CMIN,
+    CURRENT,
+    DRAWN,
+    KIND,
+    LAY,
+    MOVE,
+    NUM_ACTIONS,
+    NUM_PLAYERS,
+    OCCUPY_ACTION,
+    OVER,
+    PAWNS,
+    PHASE,
+    RMAX,
+    RMIN,
+    SKIP_ACTION,
+    STACK_SIZE,
+    STATE_SIZE,
+)
+from .compiled_lines import across, best_opponent_points, find, player_points, points_margin
 from .compiled_model import LiniellCompiledModel
 from .model import MAX_PLAYERS, MAX_SCORE
 from .tileset import NUM_TILES
@@ -234,7 +255,7 @@ def _copy(dst: np.ndarray, src: np.ndarray) -> None:
 
 @njit(cache=True)
 def _in_turn(s: np.ndarray, player: int) -> bool:
-    return s[core.PHASE] != core.OVER and s[core.CURRENT] == player
+    return s[PHASE] != OVER and s[CURRENT] == player
 
 
 @njit(cache=True)
@@ -255,7 +276,7 @@ def _best_turn(
     ``masks`` and ``next_action`` rows 1 on are its stack; ``s`` has an empty stack, so the
     game ends with the turn; ``tally`` and ``sums`` are the position value's scratch)."""
     if not _in_turn(s, player):
-        return core.points_margin(s, player), compiled_position_value(
+        return points_margin(s, player), compiled_position_value(
             s, geom, player, tiles_left, tally, sums
         )
     best = -(1 << 20)
@@ -263,13 +284,13 @@ def _best_turn(
     depth = 1
     _copy(work[1], s)
     core.legal_mask(work[1], geom, masks[1])
-    next_action[1] = core.OCCUPY_ACTION
+    next_action[1] = OCCUPY_ACTION
     while depth >= 1:
         mask = masks[depth]
         action = next_action[depth]
-        while action < core.NUM_ACTIONS and mask[action] == 0:
+        while action < NUM_ACTIONS and mask[action] == 0:
             action += 1
-        if action == core.NUM_ACTIONS:
+        if action == NUM_ACTIONS:
             depth -= 1
             continue
         next_action[depth] = action + 1
@@ -279,9 +300,9 @@ def _best_turn(
         if _in_turn(child, player):
             depth += 1
             core.legal_mask(child, geom, masks[depth])
-            next_action[depth] = core.OCCUPY_ACTION
+            next_action[depth] = OCCUPY_ACTION
         else:
-            best = max(best, core.points_margin(child, player))
+            best = max(best, points_margin(child, player))
             value = compiled_position_value(child, geom, player, tiles_left, tally, sums)
             best_value = max(best_value, value)
     return best, best_value
@@ -301,8 +322,8 @@ def _same_placement(geom: np.ndarray, kind: int, a: int, b: int) -> bool:
 def _holds(s: np.ndarray, root: int, player: int) -> bool:
     """Whether one of ``player``'s pawns stands on line ``root``."""
     for slot in range(2):
-        pawn = s[core.PAWNS + 2 * player + slot]
-        if pawn >= 0 and core.find(s, pawn) == root:
+        pawn = s[PAWNS + 2 * player + slot]
+        if pawn >= 0 and find(s, pawn) == root:
             return True
     return False
 
@@ -315,23 +336,23 @@ def open_end_margin(
     lines less the most of another player's, and the merge points at ``player``'s lines
     (the ``open_ends`` planes summed, as the module docstring defines them; ``facing``:
     scratch of ``2 * MAX_PLAYERS`` entries; ``s`` is only read)."""
-    n = s[core.NUM_PLAYERS]
+    n = s[NUM_PLAYERS]
     for q in range(n):
         facing[q] = 0
     merges = 0
-    r0, r1, c0, c1 = core.fillable_span(s[core.RMIN], s[core.RMAX], s[core.CMIN], s[core.CMAX])
+    r0, r1, c0, c1 = core.fillable_span(s[RMIN], s[RMAX], s[CMIN], s[CMAX])
     for r in range(r0, r1):
         for c in range(c0, c1):
             cell = r * WINDOW + c
-            if s[core.KIND + cell] >= 0:
+            if s[KIND + cell] >= 0:
                 continue
             for q in range(n):
                 facing[MAX_PLAYERS + q] = 0
             for port in range(4):
-                piece = core.across(s, geom, cell, port)
+                piece = across(s, geom, cell, port)
                 if piece < 0:
                     continue
-                root = core.find(s, piece)
+                root = find(s, piece)
                 for q in range(n):
                     if _holds(s, root, q):
                         facing[MAX_PLAYERS + q] += 1
@@ -378,22 +399,22 @@ def occupy_features(
 
     Each action is tried on a copy of ``s`` whose stack is emptied, as in
     :func:`lay_features`: the turn then ends the game, and scores do not depend on the draw."""
-    tiles_left = s[core.STACK_SIZE]
+    tiles_left = s[STACK_SIZE]
     margin0, merges0 = open_end_margin(s, geom, player, facing)
     after = work[0]
-    for action in range(core.OCCUPY_ACTION, core.SKIP_ACTION + 1):
+    for action in range(OCCUPY_ACTION, SKIP_ACTION + 1):
         if mask[action] == 0:
             continue
         _copy(after, s)
-        after[core.STACK_SIZE] = 0  # a turn that ends draws nothing: pawns stay as they are
+        after[STACK_SIZE] = 0  # a turn that ends draws nothing: pawns stay as they are
         core.apply(after, geom, action)
-        if action == core.SKIP_ACTION:
+        if action == SKIP_ACTION:
             skip_margin[0], skip_value[0] = _best_turn(
                 after, geom, player, tiles_left, work, masks, next_action, tally, sums
             )
             continue
         margin, merges = open_end_margin(after, geom, player, facing)
-        k = action - core.OCCUPY_ACTION
+        k = action - OCCUPY_ACTION
         open_ends[k] = margin - margin0
         merge_points[k] = merges - merges0
         turn_margin[k], turn_value[k] = _best_turn(
@@ -431,10 +452,10 @@ def lay_features(
     game instead of drawing (and listing the legal lays of) the next tile: scores do not
     depend on the draw, and the search stays within this turn. Rotations of a symmetric
     tile that lay the same pieces share one evaluation."""
-    own0 = core.player_points(s, player)
-    opp0 = core.best_opponent_points(s, player)
-    kind = s[core.DRAWN]
-    tiles_left = s[core.STACK_SIZE]
+    own0 = player_points(s, player)
+    opp0 = best_opponent_points(s, player)
+    kind = s[DRAWN]
+    tiles_left = s[STACK_SIZE]
     after = work[0]
     margin0, merges0 = open_end_margin(s, geom, player, facing)
     for action in range(NUM_LAY):
@@ -460,17 +481,17 @@ def lay_features(
             turn_value[row, col, rot] = turn_value[row, col, same]
             continue
         _copy(after, s)
-        after[core.STACK_SIZE] = 0
+        after[STACK_SIZE] = 0
         core.apply(after, geom, action)
-        gain[row, col, rot] = core.player_points(after, player) - own0
-        opponent_gain[row, col, rot] = core.best_opponent_points(after, player) - opp0
+        gain[row, col, rot] = player_points(after, player) - own0
+        opponent_gain[row, col, rot] = best_opponent_points(after, player) - opp0
         margin, merges = open_end_margin(after, geom, player, facing)
         open_ends[row, col, rot] = margin - margin0
         merge_points[row, col, rot] = merges - merges0
         turn_margin[row, col, rot], turn_value[row, col, rot] = _best_turn(
             after, geom, player, tiles_left, work, masks, next_action, tally, sums
         )
-        join[row, col, rot] = 1 if after[core.PHASE] == core.MOVE else 0
+        join[row, col, rot] = 1 if after[PHASE] == MOVE else 0
 
 
 MAX_DEPTH = 8
@@ -484,8 +505,8 @@ class _Scratch(threading.local):
     (fresh arrays cost more than the kernel's work on them)."""
 
     def __init__(self) -> None:
-        self.work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
-        self.masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
+        self.work = np.empty((MAX_DEPTH, STATE_SIZE), dtype=np.int16)
+        self.masks = np.empty((MAX_DEPTH, NUM_ACTIONS), dtype=np.int8)
         self.next_action = np.empty(MAX_DEPTH, dtype=np.int64)
         self.facing = np.empty(2 * MAX_PLAYERS, dtype=np.int64)
         self.tally = np.empty(SCRATCH_SIZE, dtype=np.int64)
@@ -700,7 +721,7 @@ def _row_features(
     _open_ends(occupied, lines, ends)
     if not acts:
         return
-    if s[core.PHASE] == core.LAY:
+    if s[PHASE] == LAY:
         lay_features(
             s,
             geom,
@@ -757,8 +778,8 @@ def batch_features(
     of each array is game ``i``; ``off`` from :func:`feature_offsets`): the lay or occupy
     features for the player to act where a game goes on, ``open_ends`` everywhere, and those of a
     game's final position into its ``final_observation`` row when it ended."""
-    work = np.empty((MAX_DEPTH, core.STATE_SIZE), dtype=np.int16)
-    masks = np.empty((MAX_DEPTH, core.NUM_ACTIONS), dtype=np.int8)
+    work = np.empty((MAX_DEPTH, STATE_SIZE), dtype=np.int16)
+    masks = np.empty((MAX_DEPTH, NUM_ACTIONS), dtype=np.int8)
     next_action = np.empty(MAX_DEPTH, dtype=np.int64)
     facing = np.empty(2 * MAX_PLAYERS, dtype=np.int64)
     tally = np.empty(SCRATCH_SIZE, dtype=np.int64)

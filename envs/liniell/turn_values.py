@@ -47,6 +47,19 @@ from numba import njit
 
 from . import compiled as core
 from .board import NEIGHBOUR, WINDOW, Board
+from .compiled_layout import (
+    CMAX,
+    CMIN,
+    KIND,
+    MAX_PLAYERS,
+    NUM_PLAYERS,
+    PAWNS,
+    PIECE_STRIDE,
+    RMAX,
+    RMIN,
+    ROUTE_POINTS,
+)
+from .compiled_lines import across, find, points_margin
 from .tileset import NUM_TILES
 
 
@@ -71,7 +84,7 @@ TURN_VALUE_WEIGHTS = TurnValueWeights()
 _WEIGHTS = np.array(astuple(TURN_VALUE_WEIGHTS), dtype=np.float64)
 """The weights as the compiled code reads them (a constant array)."""
 
-SCRATCH_SIZE = 4 * core.MAX_PLAYERS
+SCRATCH_SIZE = 4 * MAX_PLAYERS
 """Entries of each of :func:`compiled_position_value`'s two scratch arrays."""
 
 
@@ -160,10 +173,10 @@ def _slots_facing(
     open end to ``tally[8 + k]``."""
     facing = 0
     for port in range(4):
-        piece = core.across(s, geom, cell, port)
+        piece = across(s, geom, cell, port)
         if piece < 0:
             continue
-        root = core.find(s, piece)
+        root = find(s, piece)
         for k in range(slots):
             if tally[k] == root:
                 facing |= 1 << k
@@ -188,18 +201,18 @@ def compiled_position_value(
     Pawn slot ``k = 2 * p + slot`` has its line's root in ``tally[k]`` and open ends in
     ``tally[8 + k]``, its line's value in ``sums[k]``; ``sums[8 + p]`` and ``sums[12 + p]``
     are player ``p``'s total and risk."""
-    n = s[core.NUM_PLAYERS]
+    n = s[NUM_PLAYERS]
     if tiles_left <= 0:
-        return float(core.points_margin(s, player))
+        return float(points_margin(s, player))
     slots = 2 * n
     for k in range(slots):
-        piece = s[core.PAWNS + k]
-        tally[k] = core.find(s, piece) if piece >= 0 else -1
+        piece = s[PAWNS + k]
+        tally[k] = find(s, piece) if piece >= 0 else -1
         tally[8 + k] = 0
-    r0, r1, c0, c1 = core.fillable_span(s[core.RMIN], s[core.RMAX], s[core.CMIN], s[core.CMAX])
+    r0, r1, c0, c1 = core.fillable_span(s[RMIN], s[RMAX], s[CMIN], s[CMAX])
     for r in range(r0, r1):  # the open ends: a port facing an empty fillable cell
         for c in range(c0, c1):
-            if s[core.KIND + r * WINDOW + c] < 0:
+            if s[KIND + r * WINDOW + c] < 0:
                 _slots_facing(s, geom, r * WINDOW + c, tally, slots, True)
     open_end, max_open_ends = _WEIGHTS[0], _WEIGHTS[1]
     risk_w, chance, reserve = _WEIGHTS[2], _WEIGHTS[3], _WEIGHTS[4]
@@ -212,14 +225,14 @@ def compiled_position_value(
             if tally[k] < 0:
                 supply += 1
                 continue
-            points = s[core.ROUTE_POINTS + core.PIECE_STRIDE * tally[k]]
+            points = s[ROUTE_POINTS + PIECE_STRIDE * tally[k]]
             sums[k] = points + open_end * min(tally[8 + k], max_open_ends)
             total += sums[k]
         sums[8 + p] = total + reserve * share * supply
         sums[12 + p] = 0.0
     for r in range(r0, r1):  # merge points: lines of two players face one fillable cell
         for c in range(c0, c1):
-            if s[core.KIND + r * WINDOW + c] >= 0:
+            if s[KIND + r * WINDOW + c] >= 0:
                 continue
             facing = _slots_facing(s, geom, r * WINDOW + c, tally, slots, False)
             owners = 0

@@ -112,6 +112,9 @@ def test_evaluate_prints_which_update_a_shipped_policy_is_from(
     assert "update " in out and "step " in out and "--out FILE" in out
     assert evaluate.main([*argv, "--out", str(tmp_path / "e.csv")]) == 0
     assert (tmp_path / "e.csv").is_file()
+    # the agent spec of the same policy, as arena and play take it, needs no --env
+    assert evaluate.main(["ppo:" + argv[0], *argv[1:], "--out", str(tmp_path / "s.csv")]) == 0
+    assert (tmp_path / "s.csv").read_text() == (tmp_path / "e.csv").read_text()
 
 
 def test_an_agent_evaluated_in_the_policys_seat_plays_the_policys_games(

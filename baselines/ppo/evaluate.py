@@ -4,7 +4,8 @@
 evaluate RUN_DIR``) plays the run's latest checkpoint against each opponent (an agent spec:
 ``greedy``, ``heuristic:risk=1``, ``mcts``, ...) with seats rotated (game ``g`` puts the
 policy in seat ``g mod players``, every other seat is the opponent).
-``tabletop-rl evaluate pretrained/liniell_v0`` evaluates the policy shipped for a game. A
+``tabletop-rl evaluate pretrained/liniell_v0`` evaluates the policy shipped for a game (so
+does its agent spec, ``ppo:pretrained/liniell_v0``, as ``arena`` and ``play`` take it). A
 game's credit is 1 for a sole win, 1/k for a win shared by k, 0 for a loss; the win rate is
 the mean credit. Results are printed and written (atomically) to ``RUN_DIR/evaluation.csv``,
 or to ``--out FILE`` (for a shipped policy only with ``--out``).
@@ -183,9 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="tabletop-rl evaluate", description=__doc__.split("\n")[0])
     parser.add_argument(
         "run_dir",
-        help="run directory, checkpoint file, or pretrained/<env name> (a shipped policy); "
-        "with --env, an agent spec instead (e.g. heuristic, greedy, heuristic:risk=1) that "
-        "takes the policy's seat in the same games",
+        help="run directory, checkpoint file, or pretrained/<env name> (a shipped policy), "
+        "with or without the agent spec's ppo: in front; with --env, an agent spec instead "
+        "(e.g. heuristic, greedy, heuristic:risk=1) that takes the policy's seat in the same "
+        "games",
     )
     parser.add_argument(
         "--env",
@@ -225,8 +227,10 @@ def main(argv: list[str] | None = None) -> int:
         heading = f"{env}: {player} in the policy's seat"
         default_out = None
     else:
+        # the policy's agent spec (ppo:PATH) names the same checkpoint as PATH
+        policy = args.run_dir.removeprefix("ppo:")
         try:
-            state = load_checkpoint(args.run_dir)
+            state = load_checkpoint(policy)
         except ConfigError as exc:
             fail(
                 parser.prog,
@@ -234,11 +238,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{CHECKPOINT_NAME}) or a checkpoint file, or an agent spec with --env",
             )
         try:
-            cfg, player = network_from_checkpoint(state, f"checkpoint {args.run_dir!r}")
+            cfg, player = network_from_checkpoint(state, f"checkpoint {policy!r}")
         except ConfigError as exc:
             fail(parser.prog, str(exc))
         env, env_kwargs = cfg.env, cfg.env_kwargs
-        source = checkpoint_path(args.run_dir)
+        source = checkpoint_path(policy)
         heading = f"{env}: {source} ({checkpoint_label(state)})"
         default_out = None if source.parent == PRETRAINED_DIR else source.parent / "evaluation.csv"
     try:

@@ -22,7 +22,9 @@ the heuristic's turns, one sub-action at a time, and a policy can read the same 
 The legal turns are enumerated exactly: every sub-multiset of the cards still in hand added
 to the selection, every multiset of further Qwirkles (while no card has been played and a
 take is legal), each checked with the table-validity solver. Pruning keeps that cheap
-without changing the answer: the selections without further Qwirkles are valued first and
+without changing the answer: the selections without further Qwirkles are valued first (in
+the order of a counter over the hand's kinds, so only the lines of the kinds each step
+changes are read again, and a line's chance is computed only where it is charged) and
 checked best value first, each only while it holds an action whose best is not found yet;
 the Qwirkle choices are searched branch and bound on the per-line bound, and a choice is
 valued and checked only when it could beat a record. The first turn is the start row: one of
@@ -60,7 +62,7 @@ from .cards import NUM_KINDS, NUM_LINES
 from .compiled_solver import KIND_A, KIND_B, LINE_KIND, splits
 from .compiled_turns import start_sets
 from .greedy_turns import line_cap, qwirkle_bound
-from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_value
+from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_chance, line_counts
 
 
 class TurnValueWeights(NamedTuple):
@@ -89,6 +91,37 @@ MAX_MISSING_CHARGED = 2
 """Lines with at most this many kinds missing are charged the next player's chance."""
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _line_charge(
+    line: int,
+    left: np.ndarray,
+    kept: np.ndarray,
+    unseen: np.ndarray,
+    ratios: np.ndarray,
+    terms: np.ndarray,
+) -> tuple[int, int, float]:
+    """``(missing, short, chance)`` of ``line`` as the turn value reads them: the chance
+    (:func:`~.line_odds.line_chance`) only where it is charged, at most
+    :data:`MAX_MISSING_CHARGED` kinds missing, all of them with an unseen copy (else 0)."""
+    missing, short, seen_out = line_counts(line, left, kept, unseen)
+    chance = 0.0
+    if missing <= MAX_MISSING_CHARGED and seen_out == missing:
+        chance = line_chance(line, left, unseen, ratios, terms)
+    return missing, short, chance
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_line(value: float, missing: int, short: int, chance: float, weights: np.ndarray) -> float:
+    """``value`` plus one line's part of a turn value (module docstring)."""
+    if missing <= MAX_MISSING_CHARGED:
+        value -= weights[0] * chance
+    if short == 0:
+        value += weights[1]
+    elif short == 1:
+        value += weights[2]
+    return value
+
+
 @njit(cache=True, nogil=True)
 def turn_value(
     left: np.ndarray,
@@ -103,13 +136,8 @@ def turn_value(
     ``num_played`` cards (module docstring; ``weights`` in :class:`TurnValueWeights` order)."""
     value = weights[3] * num_played
     for line in range(NUM_LINES):
-        missing, short, _, chance = line_value(line, left, kept, unseen, ratios, terms)
-        if missing <= MAX_MISSING_CHARGED:
-            value -= weights[0] * chance
-        if short == 0:
-            value += weights[1]
-        elif short == 1:
-            value += weights[2]
+        missing, short, chance = _line_charge(line, left, kept, unseen, ratios, terms)
+        value = _add_line(value, missing, short, chance, weights)
     return value
 
 
@@ -250,6 +278,13 @@ def _selection(
     return count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _move_cards(k: int, cards: int, after: np.ndarray, kept: np.ndarray) -> None:
+    """Move ``cards`` cards of kind ``k`` from the kept hand to the table (back if < 0)."""
+    after[k] += cards
+    kept[k] -= cards
+
+
 @njit(cache=True, nogil=True)
 def _later_turn(
     hand: np.ndarray,
@@ -303,23 +338,49 @@ def _later_turn(
     extra = np.zeros(NUM_LINES, dtype=np.int64)
     stack = np.empty(NUM_KINDS, dtype=np.int64)
     nxt = np.empty(NUM_KINDS + 1, dtype=np.int64)
+    # every sub-multiset valued as turn_value values it, with the table and hand it leaves
+    # kept up to date as the counter moves and only the lines of changed kinds re-read
+    owed = 0  # kinds the table still owes (a taken Qwirkle's card not yet played back)
+    for k in range(NUM_KINDS):
+        after[k] = base[k]
+        kept[k] = hand[k]
+        owed += after[k] < 0
+    missing_at = np.empty(NUM_LINES, dtype=np.int64)
+    short_at = np.empty(NUM_LINES, dtype=np.int64)
+    chance_at = np.empty(NUM_LINES, dtype=np.float64)
+    stale = np.ones(NUM_LINES, dtype=np.bool_)
+    count = num_played0
     for idx in range(size):
+        for line in range(NUM_LINES):
+            if stale[line]:
+                missing_at[line], short_at[line], chance_at[line] = _line_charge(
+                    line, after, kept, unseen, ratios, terms
+                )
+                stale[line] = False
         for i in range(n):
             subsets[idx, i] = more[kinds[i]]
-        count = _selection(idx, subsets, kinds, n, base, hand, after, kept) + num_played0
-        ok = True
-        for k in range(NUM_KINDS):
-            if after[k] < 0:
-                ok = False
-        if ok and count > 0:
-            values[idx] = turn_value(after, kept, count, unseen, ratios, terms, weights)
+        if owed == 0 and count > 0:
+            value = weights[3] * count
+            for line in range(NUM_LINES):
+                value = _add_line(value, missing_at[line], short_at[line], chance_at[line], weights)
+            values[idx] = value
         # the next sub-multiset (a mixed-radix counter over the kinds in hand)
         i = 0
         while i < n and more[kinds[i]] == hand[kinds[i]]:
-            more[kinds[i]] = 0
+            k = kinds[i]
+            _move_cards(k, -more[k], after, kept)
+            owed += (after[k] < 0) - (after[k] + more[k] < 0)
+            count -= more[k]
+            more[k] = 0
+            stale[KIND_A[k]] = stale[KIND_B[k]] = True
             i += 1
         if i < n:
-            more[kinds[i]] += 1
+            k = kinds[i]
+            more[k] += 1
+            _move_cards(k, 1, after, kept)
+            owed += (after[k] < 0) - (after[k] - 1 < 0)
+            count += 1
+            stale[KIND_A[k]] = stale[KIND_B[k]] = True
     if may_take:
         # further Qwirkles: the selections of the highest per-line bound first
         bounds = np.full(size, -1, dtype=np.int64)

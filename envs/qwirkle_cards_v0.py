@@ -216,15 +216,15 @@ runs on the compiled batch, which writes them in its compiled step.
 
 Cost (`python benchmarks/qwirkle_cards_features.py --games 10 --rounds 5`: 1,184 agent steps
 of random two-player play per round, medians of 5 rounds, on the idle 2-core machine):
-`observe` on the compiled engine 10.7 us without features and 509 us with, mask + observe +
-step per agent step 48 us without and 494 us with, the compiled batch of 64 games 18.0 us per
-game step without and 666 us with. Nearly all of it is revision 2's turn values: revision 1's
-fields alone cost 96.7 us per `observe` (the same benchmark before revision 2, on a machine
-under a load of about 7). Random play leaves many Qwirkles on the table, and every choice of
-them is a turn to check. PPO training, which plays learned
-turns that take their Qwirkles, made 457,630 learner steps in 10 minutes on the 2 cores with
-revision 2 (`tabletop-rl train configs/qwirkle_cards_ppo.yaml`, before the take search's last
-speed-up).
+`observe` on the compiled engine 5.9 us without features and 134.9 us with, mask + observe +
+step per agent step 25.1 us without and 165.6 us with, the compiled batch of 64 games 7.1 us
+per game step without and 188.0 us with (the code before the turn values were valued
+incrementally, the same run: 186.8, 218.4 and 258.3 us with features). Nearly all of it is
+revision 2's turn values: random play leaves many Qwirkles on the table, and every choice of
+them is a turn to check. PPO training, which plays learned turns that take their Qwirkles,
+made 457,630 learner steps in 10 minutes on the 2 cores with revision 2 (`tabletop-rl train
+configs/qwirkle_cards_ppo.yaml`, before the take search's last speed-up and the incremental
+valuation).
 
 ## Rewards
 

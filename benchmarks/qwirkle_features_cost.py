@@ -7,6 +7,9 @@ model alone and through ``FeatureModel`` with :func:`qwirkle_features`; the roun
 measuring thread's CPU time. Reported per
 observation: the base ``observe``, the legal mask that the features read (the feature model
 asks the model for it), the feature kernel alone and the feature model's whole ``observe``.
+Then the parts of the kernel's search (:func:`~tabletop_rl.envs.qwirkle.best_turns.best_turn_points`
+with its plan and endgame outputs left empty, which skips their searches): the turn walk
+alone, with the follow-ups (``place_plan``), with the endgame search too (``place_endgame``).
 Then the batched games (:class:`QwirkleBatch`, ``--num-envs`` games, masked random actions
 drawn outside the timed ``step``): CPU time per game step, which writes every game's
 observation and mask, without and with features.
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core.features import FeatureModel
+from tabletop_rl.envs.qwirkle.best_turns import best_turn_points
 from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
 from tabletop_rl.envs.qwirkle.compiled_batch import QwirkleBatch
 from tabletop_rl.envs.qwirkle.features import qwirkle_features
@@ -97,16 +101,37 @@ def main() -> None:
     def observe_full(st: Any) -> None:
         model.observe(st, base.current_player(st), out_full)
 
+    places = base.codec.end
+    searched = [np.zeros(places, dtype=np.float32) for _ in range(4)]
+    empty = np.zeros(0, dtype=np.float32)
+
+    def search(plans: bool, endgame: bool) -> Any:
+        """``best_turn_points`` with the plan and endgame searches on or off."""
+        best, net, plan, end_value = searched
+        plan_out, end_out = (plan if plans else empty), (end_value if endgame else empty)
+
+        def run(st: Any) -> None:
+            best_turn_points(
+                st.grid, st.fit, st.meta, masks[id(st)], best, net, np.zeros(1), plan_out,
+                np.zeros(1), end_out, np.zeros(1),
+            )  # fmt: skip
+
+        return run
+
     timings: dict[str, list[float]] = {}
-    for fn in (observe_base, observe_full, kernel):
+    parts = (
+        ("observe, base model", observe_base),
+        ("legal mask", mask),
+        ("feature kernel alone", kernel),
+        ("observe, with features", observe_full),
+        ("search: turn walk", search(False, False)),
+        ("search: + follow-ups", search(True, False)),
+        ("search: + endgame", search(True, True)),
+    )
+    for _, fn in parts:
         fn(states[0])  # compile
     for _ in range(args.rounds):
-        for name, fn in (
-            ("observe, base model", observe_base),
-            ("legal mask", mask),
-            ("feature kernel alone", kernel),
-            ("observe, with features", observe_full),
-        ):
+        for name, fn in parts:
             timings.setdefault(name, []).append(per_call(fn, states))
     print(f"{len(states)} positions from {args.games} games, best of {args.rounds} rounds")
     for name, values in timings.items():

@@ -44,13 +44,21 @@ def draw_ratios(total: int, hand: int, ratios: np.ndarray) -> None:
         ratios[g] = r
 
 
-@njit(cache=True, nogil=True, inline="always")
-def line_counts(
-    line: int, left: np.ndarray, kept: np.ndarray, unseen: np.ndarray
-) -> tuple[int, int, int]:
-    """``(missing, short, unseen kinds)`` of ``line`` on the table ``left`` with the observer
-    keeping ``kept``: the kinds the table lacks, those of them the observer does not hold,
-    and those of them with an unseen copy (see the module docstring)."""
+@njit(cache=True, nogil=True)
+def line_value(
+    line: int,
+    left: np.ndarray,
+    kept: np.ndarray,
+    unseen: np.ndarray,
+    ratios: np.ndarray,
+    terms: np.ndarray,
+    most_missing: int = 6,
+) -> tuple[int, int, int, float]:
+    """``(missing, short, unseen kinds, next player's chance)`` of ``line`` on the table
+    ``left`` with the observer keeping ``kept`` (see the module docstring); ``terms`` is
+    scratch space for the inclusion-exclusion (``MAX_COPIES_MISSING + 1`` floats). The
+    chance is 0 where a missing kind has no unseen copy, and left at 0 (not computed) where
+    more than ``most_missing`` kinds are missing (a caller that charges no such line)."""
     missing = 0
     short = 0
     seen_out = 0
@@ -63,16 +71,8 @@ def line_counts(
             short += 1
         if unseen[k] > 0:
             seen_out += 1
-    return missing, short, seen_out
-
-
-@njit(cache=True, nogil=True)
-def line_chance(
-    line: int, left: np.ndarray, unseen: np.ndarray, ratios: np.ndarray, terms: np.ndarray
-) -> float:
-    """The next player's chance of holding every kind ``line`` lacks on the table ``left``
-    (every missing kind must have an unseen copy; :func:`line_counts` tells); ``terms`` is
-    scratch space for the inclusion-exclusion (``MAX_COPIES_MISSING + 1`` floats)."""
+    if seen_out < missing or missing > most_missing:
+        return missing, short, seen_out, 0.0
     # inclusion-exclusion over the missing kinds (the hand lacks none of them), its terms
     # gathered by the unseen copies they exclude: terms[g] = sum of (-1)^|S| over the sets S
     # of missing kinds with g copies in all
@@ -91,25 +91,7 @@ def line_chance(
     chance = 0.0
     for g in range(top + 1):
         chance += terms[g] * ratios[g]
-    return min(1.0, max(0.0, chance))
+    return missing, short, seen_out, min(1.0, max(0.0, chance))
 
 
-@njit(cache=True, nogil=True)
-def line_value(
-    line: int,
-    left: np.ndarray,
-    kept: np.ndarray,
-    unseen: np.ndarray,
-    ratios: np.ndarray,
-    terms: np.ndarray,
-) -> tuple[int, int, int, float]:
-    """``(missing, short, unseen kinds, next player's chance)`` of ``line`` on the table
-    ``left`` with the observer keeping ``kept`` (see the module docstring): its
-    :func:`line_counts` and :func:`line_chance` (0 where a missing kind has no unseen copy)."""
-    missing, short, seen_out = line_counts(line, left, kept, unseen)
-    if seen_out < missing:
-        return missing, short, seen_out, 0.0
-    return missing, short, seen_out, line_chance(line, left, unseen, ratios, terms)
-
-
-__all__ = ["MAX_COPIES_MISSING", "draw_ratios", "line_chance", "line_counts", "line_value"]
+__all__ = ["MAX_COPIES_MISSING", "draw_ratios", "line_value"]

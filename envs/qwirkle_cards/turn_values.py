@@ -62,7 +62,7 @@ from .cards import NUM_KINDS, NUM_LINES
 from .compiled_solver import KIND_A, KIND_B, LINE_KIND, splits
 from .compiled_turns import start_sets
 from .greedy_turns import line_cap, qwirkle_bound
-from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_chance, line_counts
+from .line_odds import MAX_COPIES_MISSING, draw_ratios, line_value
 
 
 class TurnValueWeights(NamedTuple):
@@ -92,25 +92,6 @@ MAX_MISSING_CHARGED = 2
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _line_charge(
-    line: int,
-    left: np.ndarray,
-    kept: np.ndarray,
-    unseen: np.ndarray,
-    ratios: np.ndarray,
-    terms: np.ndarray,
-) -> tuple[int, int, float]:
-    """``(missing, short, chance)`` of ``line`` as the turn value reads them: the chance
-    (:func:`~.line_odds.line_chance`) only where it is charged, at most
-    :data:`MAX_MISSING_CHARGED` kinds missing, all of them with an unseen copy (else 0)."""
-    missing, short, seen_out = line_counts(line, left, kept, unseen)
-    chance = 0.0
-    if missing <= MAX_MISSING_CHARGED and seen_out == missing:
-        chance = line_chance(line, left, unseen, ratios, terms)
-    return missing, short, chance
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _add_line(value: float, missing: int, short: int, chance: float, weights: np.ndarray) -> float:
     """``value`` plus one line's part of a turn value (module docstring)."""
     if missing <= MAX_MISSING_CHARGED:
@@ -136,7 +117,9 @@ def turn_value(
     ``num_played`` cards (module docstring; ``weights`` in :class:`TurnValueWeights` order)."""
     value = weights[3] * num_played
     for line in range(NUM_LINES):
-        missing, short, chance = _line_charge(line, left, kept, unseen, ratios, terms)
+        missing, short, _, chance = line_value(
+            line, left, kept, unseen, ratios, terms, MAX_MISSING_CHARGED
+        )
         value = _add_line(value, missing, short, chance, weights)
     return value
 
@@ -353,8 +336,8 @@ def _later_turn(
     for idx in range(size):
         for line in range(NUM_LINES):
             if stale[line]:
-                missing_at[line], short_at[line], chance_at[line] = _line_charge(
-                    line, after, kept, unseen, ratios, terms
+                missing_at[line], short_at[line], _, chance_at[line] = line_value(
+                    line, after, kept, unseen, ratios, terms, MAX_MISSING_CHARGED
                 )
                 stale[line] = False
         for i in range(n):

@@ -62,6 +62,24 @@ from .grid import NUM_CELLS
 
 
 # ------------------------------------------------------------- observation
+@njit(cache=True, inline="always")
+def _note_ports(
+    s: np.ndarray, geom: np.ndarray, piece: int, plane: int, written: np.ndarray, k: int
+) -> int:
+    """Note in ``written`` from entry ``k`` on the entries of ``piece``'s ports in the
+    4-port plane group starting at ``plane`` (entry ``plane + port * NUM_CELLS + cell``);
+    return the next free entry."""
+    cell = piece >> 2
+    g = piece & 3
+    kind = s[KIND + cell]
+    rot = s[ROT + cell]
+    for j in range(geom[kind, rot, G_NP + g]):
+        port = geom[kind, rot, G_GP + 4 * g + j]
+        written[k] = plane + port * NUM_CELLS + cell
+        k += 1
+    return k
+
+
 @njit(cache=True)
 def observe_update(
     s: np.ndarray,
@@ -126,14 +144,7 @@ def observe_update(
             piece = s[PAWNS + 2 * p + slot]
             if piece < 0:
                 continue
-            cell = piece >> 2
-            g = piece & 3
-            kind = s[KIND + cell]
-            rot = s[ROT + cell]
-            for j in range(geom[kind, rot, G_NP + g]):
-                port = geom[kind, rot, G_GP + 4 * g + j]
-                written[k] = off[F_PAWNS] + (4 * q + port) * NUM_CELLS + cell
-                k += 1
+            k = _note_ports(s, geom, piece, off[F_PAWNS] + 4 * q * NUM_CELLS, written, k)
     # every piece of each occupied line, once per pawn on it (a joined line holds several
     # pawns until the compulsory move)
     for slot in range(2 * n):
@@ -144,14 +155,7 @@ def observe_update(
         root = find(s, pawn)
         piece = root
         while True:
-            cell = piece >> 2
-            g = piece & 3
-            kind = s[KIND + cell]
-            rot = s[ROT + cell]
-            for j in range(geom[kind, rot, G_NP + g]):
-                port = geom[kind, rot, G_GP + 4 * g + j]
-                written[k] = off[F_LINES] + (4 * q + port) * NUM_CELLS + cell
-                k += 1
+            k = _note_ports(s, geom, piece, off[F_LINES] + 4 * q * NUM_CELLS, written, k)
             piece = s[NEXT + PIECE_STRIDE * piece]
             if piece == root:
                 break

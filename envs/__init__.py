@@ -26,6 +26,7 @@ from .errors import (
     IllegalMoveError,
     InvariantError,
     NotationError,
+    ObservationVersionError,
     TabletopError,
 )
 from .registry import (
@@ -48,6 +49,7 @@ __all__ = [
     "IllegalMoveError",
     "InvariantError",
     "NotationError",
+    "ObservationVersionError",
     "TabletopError",
     "available_envs",
     "env_module",

@@ -28,6 +28,11 @@ class ConfigError(TabletopError, ValueError):
     """An option or configuration value is unknown or has the wrong type."""
 
 
+class ObservationVersionError(ConfigError):
+    """A saved policy was trained on another version of the environment's observation than
+    the one it would read now; the message names both versions."""
+
+
 class ActionOutOfRangeError(IllegalActionError, AssertionError):
     """An action outside the action space was given to a wrapped environment.
 

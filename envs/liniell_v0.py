@@ -288,6 +288,13 @@ and 48 with 3 or 4.
   appended after `skip_turn_margin` (4,521 entries; the fields before them keep their
   offsets). Policies trained on revision 3 no longer load; the shipped
   `ppo:pretrained/liniell_v0` was retrained on revision 4.
+- v0, observation versions: every saved policy carries the version of the observation it was
+  trained on (`tabletop_rl.envs.core.features.observation_version`: the game, the revision of
+  the observation without features, the features revision and a digest of the layout's
+  fields), and loading one trained on another version fails with an error naming both. The
+  current versions are `liniell_v0/obs1/ba6281ec` without features and
+  `liniell_v0/obs1/liniell-features4/98d5f3d1` with them (a tile set of another number of
+  kinds gives another digest); the shipped `ppo:pretrained/liniell_v0` carries the latter.
 """
 
 from __future__ import annotations

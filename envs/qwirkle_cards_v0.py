@@ -272,6 +272,13 @@ valuation).
   fields before them keep their offsets; without features it is unchanged). Policies
   trained on revision 1 no longer load; the shipped `ppo:pretrained/qwirkle_cards_v0` was
   retrained on revision 2.
+- v0, observation versions: every saved policy carries the version of the observation it was
+  trained on (`tabletop_rl.envs.core.features.observation_version`: the game, the revision of
+  the observation without features, the features revision and a digest of the layout's
+  fields), and loading one trained on another version fails with an error naming both. The
+  current versions are `qwirkle_cards_v0/obs1/1b718d6c` without features and
+  `qwirkle_cards_v0/obs1/qwirkle_cards-features2/1716bfeb` with them; the shipped
+  `ppo:pretrained/qwirkle_cards_v0` carries the latter.
 """
 
 from __future__ import annotations

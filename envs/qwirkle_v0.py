@@ -317,6 +317,14 @@ Version history
   after ``turn_plan`` (83,789 entries; the fields before them keep their offsets). Policies
   trained on the fourth revision no longer load; the shipped ``ppo:pretrained/qwirkle_v0`` was
   retrained on the fifth.
+- v0, observation versions: every saved policy carries the version of the observation it was
+  trained on (:func:`tabletop_rl.envs.core.features.observation_version`: the game, the
+  revision of the observation without features, the features revision and a digest of the
+  layout's fields), and loading one trained on another version fails with an error naming
+  both. The current versions with the default ``window`` are ``qwirkle_v0/obs1/80af41bc``
+  without features and ``qwirkle_v0/obs1/qwirkle-features5/af10ba71`` with them (another
+  ``window`` gives another digest); the shipped ``ppo:pretrained/qwirkle_v0`` carries the
+  latter.
 """
 
 from __future__ import annotations

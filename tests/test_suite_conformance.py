@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from tabletop_rl.envs import IllegalActionError, available_envs, env_module, mak
 from tabletop_rl.envs.core import SingleAgentEnv
 from tabletop_rl.envs.core.conformance import check_env
 from tabletop_rl.envs.core.docs import spec_table
+from tabletop_rl.envs.core.features import FeatureModel, observation_version
+from tabletop_rl.envs.core.observation import ObservationLayout
 
 ENVS = available_envs()
 
@@ -46,6 +49,49 @@ def test_docstring_feature_rows_are_true_to_the_features(name: str) -> None:
     assert added, "features=True adds no field"
     missing = [row for row in added if row not in (module.__doc__ or "")]
     assert not missing, f"feature rows missing from the docstring: {missing}"
+
+
+FEATURED = [n for n in ENVS if "features" in inspect.signature(env_module(n).raw_env).parameters]
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_docstring_names_the_current_observation_versions(name: str) -> None:
+    """The version history names the observation versions the environment has now (with
+    and without features), the ones a policy trained today carries."""
+    module = env_module(name)
+    history = (module.__doc__ or "").split("Version history", 1)[1]
+    options = [{}, {"features": True}] if name in FEATURED else [{}]
+    for kwargs in options:
+        version = module.raw_env(**kwargs).observation_version
+        assert f"`{version}`" in history, (kwargs, version)
+
+
+@pytest.mark.parametrize("name", FEATURED)
+def test_the_observation_version_changes_with_the_observation(name: str) -> None:
+    """Features on, a features revision, a revision of the basic observation, and any change
+    to the layout's fields (here the last one dropped, or its bounds widened) each give
+    another observation version; rewording a field's description does not."""
+    module = env_module(name)
+    base = module.raw_env().model
+    featured = module.raw_env(features=True).model
+    assert isinstance(featured, FeatureModel)
+    fs = featured.features
+    wider = (*fs.fields[:-1], replace(fs.fields[-1], high=fs.fields[-1].high + 1))
+    revised = module.raw_env().model
+    revised.info = replace(base.info, observation_revision=base.info.observation_revision + 1)
+    versions = {
+        observation_version(base),
+        observation_version(featured),
+        observation_version(FeatureModel(base, replace(fs, revision=fs.revision + 1))),
+        observation_version(FeatureModel(base, replace(fs, fields=fs.fields[:-1]))),
+        observation_version(FeatureModel(base, replace(fs, fields=wider))),
+        observation_version(revised),
+    }
+    assert len(versions) == 6, versions
+    assert f"/{fs.name}-features{fs.revision}/" in observation_version(featured)
+    reworded = replace(fs.fields[-1], description="said otherwise")
+    same = ObservationLayout((*featured.layout.fields[:-1], reworded))
+    assert same.digest == featured.layout.digest
 
 
 @pytest.mark.parametrize("name", ENVS)

@@ -26,6 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import ActionOutOfRangeError, ConfigError, IllegalActionError
+from .features import observation_version
 from .game_info import GameInfo
 from .model import GameModel, Outcome, StepResult
 from .observation import ObservationLayout
@@ -88,6 +89,13 @@ class TabletopAECEnv(AECEnv):
         self.agents: list[str] = []
 
     # ------------------------------------------------------------ the model
+    @property
+    def observation_version(self) -> str:
+        """The version of this environment's observation, as built (its options included):
+        every saved policy carries the one it was trained on (see
+        :func:`~.features.observation_version`)."""
+        return observation_version(self.model)
+
     def action_layout(self) -> ObservationLayout:
         """How the flat action index splits into named groups (see the game model)."""
         return self.model.action_layout()

@@ -28,6 +28,24 @@ moves available are then all zeros).
 True
 >>> model.layout.size == model.base.layout.size + 1
 True
+
+Observation versions
+--------------------
+A trained policy reads the observation of the environment it was trained on; if the
+observation has changed since, its weights either no longer fit or, worse, fit and read fields
+that moved or mean something else. :func:`observation_version` names the observation a model
+writes: the game, the revision of its basic observation (``GameInfo.observation_revision``),
+the feature set's revision if features are on (``FeatureSet.revision``: raised with every
+change to the feature fields), and the layout's digest (:attr:`.ObservationLayout.digest`),
+which changes by itself whenever a field is added, removed, moved, reshaped or rebounded.
+Every saved policy carries the version it was trained on, and loading one under another
+version fails. Each environment's docstring names its current versions in its version
+history (a test keeps them true).
+
+>>> observation_version(model.base)
+'liniell_v0/obs1/...'
+>>> observation_version(model)
+'liniell_v0/obs1/legal-features1/...'
 """
 
 from __future__ import annotations
@@ -58,6 +76,9 @@ class FeatureSet:
     name: str
     fields: tuple[Field, ...]
     write: FeatureWriter
+    revision: int = 1
+    """Raised with every change to the fields or to what they mean (the environment's
+    version history says what each revision changed); part of the observation version."""
 
 
 class FeatureModel(GameModel):
@@ -190,9 +211,18 @@ def _views(
     return {name: out[s] if len(shape) == 1 else out[s].reshape(shape) for name, s, shape in parts}
 
 
+def observation_version(model: GameModel) -> str:
+    """The version of the observation ``model`` writes (see the module docstring):
+    ``<game>/obs<revision>[/<feature set>-features<revision>]/<layout digest>``."""
+    version = f"{model.info.name}/obs{model.info.observation_revision}"
+    if isinstance(model, FeatureModel):
+        version += f"/{model.features.name}-features{model.features.revision}"
+    return f"{version}/{model.layout.digest}"
+
+
 def with_features(model: GameModel, features: FeatureSet | None) -> GameModel:
     """``model`` with ``features`` appended to its observation (``model`` itself for None)."""
     return model if features is None else FeatureModel(model, features)
 
 
-__all__ = ["FeatureModel", "FeatureSet", "FeatureWriter", "with_features"]
+__all__ = ["FeatureModel", "FeatureSet", "FeatureWriter", "observation_version", "with_features"]

@@ -19,12 +19,20 @@ cell (the order of action groups such as Liniell's ``4 * cell + rotation``); ``p
 >>> views["score"][:] = (12, 7)
 >>> layout.decode(buf)["score"].tolist()
 [12.0, 7.0]
+
+A layout's :attr:`~ObservationLayout.digest` is a hash of what a trained network depends on:
+every field's name, shape, bounds, plane order and action group, in order. It enters the
+environment's observation version (:func:`~.features.observation_version`), so a layout
+that changes can never keep its version.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from math import prod
 
 import numpy as np
@@ -148,6 +156,32 @@ class ObservationLayout:
                 )
             out.append((f, self._slices[f.name], actions.slice(group.name)))
         return out
+
+    @cached_property
+    def digest(self) -> str:
+        """8 hex digits of a hash of every field's name, shape, bounds, plane order and action
+        group, in order (not the descriptions: rewording one keeps the layout); any change to
+        those gives another digest.
+
+        >>> a = ObservationLayout((Field("board", (2, 3, 3), "planes", spatial=True),))
+        >>> b = ObservationLayout((Field("board", (2, 3, 3), "the planes", spatial=True),))
+        >>> c = ObservationLayout((Field("board", (2, 3, 3), "planes", high=2.0, spatial=True),))
+        >>> a.digest == b.digest != c.digest, len(a.digest)
+        (True, 8)
+        """
+        parts = [
+            [
+                f.name,
+                [int(d) for d in f.shape],
+                float(f.low),
+                float(f.high),
+                bool(f.spatial),
+                bool(f.channels_last),
+                f.action_group,
+            ]
+            for f in self.fields
+        ]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:8]
 
     def zeros(self) -> np.ndarray:
         """A new all-zero observation vector."""

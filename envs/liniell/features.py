@@ -875,8 +875,9 @@ def write_features(
         model_occupy_features(model, state, player, mask, out)
 
 
-LINIELL_FEATURES = FeatureSet("liniell", FIELDS, write_features)
-"""Liniell's observation features (see the module docstring)."""
+LINIELL_FEATURES = FeatureSet("liniell", FIELDS, write_features, revision=4)
+"""Liniell's observation features (see the module docstring), revision 4 (the environment's
+version history says what each revision changed)."""
 
 __all__ = [
     "FIELDS",

@@ -198,6 +198,7 @@ def qwirkle_features(window: int = DEFAULT_WINDOW) -> FeatureSet:
             ),
         ),
         _write,
+        revision=5,
     )
 
 

@@ -349,8 +349,9 @@ def _write(
     )
 
 
-QWIRKLE_CARDS_FEATURES = FeatureSet("qwirkle_cards", FIELDS, _write)
-"""Qwirkle Cards' observation features (module docstring)."""
+QWIRKLE_CARDS_FEATURES = FeatureSet("qwirkle_cards", FIELDS, _write, revision=2)
+"""Qwirkle Cards' observation features (module docstring), revision 2 (the environment's
+version history says what each revision changed)."""
 
 __all__ = [
     "BASE_FIELDS",

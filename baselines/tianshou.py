@@ -12,7 +12,9 @@ lowest float before the categorical distribution is built)::
     result = train_ppo("liniell_v0", opponent="random", epochs=5, steps_per_epoch=5000)
     print(result.test_return, result.policy)
 
-or from the command line (writes ``policy.pt`` and ``result.json`` into ``--out``)::
+or from the command line (writes ``policy.pt`` and ``result.json`` into ``--out``; the
+summary names the observation version the policy was trained on, ``observation_version``:
+see :func:`tabletop_rl.envs.core.features.observation_version`)::
 
     python -m tabletop_rl.baselines.tianshou --env liniell_v0 --opponent greedy \\
         --epochs 10 --steps-per-epoch 10000 --out runs/tianshou_liniell
@@ -162,6 +164,8 @@ class TianshouResult:
     env_steps: int
     test_return: float
     test_episodes: int
+    observation_version: str
+    """The version of the observation the policy was trained on (the environment's)."""
 
     @property
     def policy(self) -> DiscreteActorPolicy:
@@ -192,7 +196,8 @@ def train_ppo(
     test_envs = DummyVectorEnv([lambda: make_env(env_name, opponent, num_players)])
     train_envs.seed(seed)
     test_envs.seed(seed + 10_000)
-    algorithm = make_ppo(make_env(env_name, opponent, num_players))
+    probe = make_env(env_name, opponent, num_players)
+    algorithm = make_ppo(probe)
     training_collector = Collector[CollectStats](
         algorithm, train_envs, VectorReplayBuffer(steps_per_collect, num_envs)
     )
@@ -220,6 +225,7 @@ def train_ppo(
         env_steps=int(stats.train_step),
         test_return=float(np.mean(final.returns)),
         test_episodes=int(final.n_collected_episodes),
+        observation_version=probe.unwrapped.env.observation_version,
     )
 
 
@@ -231,7 +237,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def save(result: TianshouResult, out: Path, config: dict[str, Any]) -> None:
-    """Write ``policy.pt`` (the policy's state dict) and ``result.json`` into ``out``."""
+    """Write ``policy.pt`` (the policy's state dict) and ``result.json`` (``config``, the
+    results and the observation version the policy was trained on) into ``out``."""
     import io
 
     out.mkdir(parents=True, exist_ok=True)
@@ -243,6 +250,7 @@ def save(result: TianshouResult, out: Path, config: dict[str, Any]) -> None:
         "env_steps": result.env_steps,
         "test_return": result.test_return,
         "test_episodes": result.test_episodes,
+        "observation_version": result.observation_version,
     }
     _write_atomic(out / "result.json", (json.dumps(summary, indent=2) + "\n").encode())
 

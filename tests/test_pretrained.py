@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,16 +14,22 @@ from tabletop_rl.baselines.arena.agent_specs import (  # noqa: E402
     observation_kwargs,
     resolve_agent,
 )
-from tabletop_rl.baselines.ppo import evaluate, export, train  # noqa: E402
+from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
+from tabletop_rl.baselines.ppo import evaluate, export, toy, train  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
     POLICY_KEYS,
+    VERSION_KEY,
     checkpoint_path,
     load_checkpoint,
+    load_weights,
+    make_network,
+    save_checkpoint,
     shipped_policies,
 )
+from tabletop_rl.baselines.ppo.config import apply_overrides, load_config  # noqa: E402
 from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
 from tabletop_rl.baselines.replay import record_game  # noqa: E402
-from tabletop_rl.envs.errors import ConfigError  # noqa: E402
+from tabletop_rl.envs.errors import ConfigError, ObservationVersionError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -66,6 +73,61 @@ def test_weights_that_no_longer_fit_the_observation_are_a_clear_error(tmp_path: 
         evaluate.main([str(stale), "--games", "2", "--opponents", "random", "--workers", "0"])
 
 
+def test_a_policy_of_another_observation_version_fails_naming_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkpoint and its policy file carry the observation version they were trained on.
+    Where the environment observes another (here the toy game's observation revised in
+    meaning with every shape kept, so that the weights would still fit and play on a changed
+    observation), the agent spec, ``evaluate``, ``init_from`` and ``--resume`` each fail with
+    one line naming both versions; so does a file written before versions were recorded."""
+    run = tmp_path / "run"
+    args = ["--env", TOY_ENV, "--opponents", "{self: 1.0}", "--eval_opponents", "[random]"]
+    args += ["--total_steps", "300", "--num_workers", "0", "--run_dir", str(run)]
+    assert train.main([SMOKE, *args]) == 0
+    out = tmp_path / "policy.pt"
+    assert export.main([str(run), str(out)]) == 0
+    trained = toy.TicTacToeEnv().observation_version
+    assert load_checkpoint(run)[VERSION_KEY] == load_checkpoint(out)[VERSION_KEY] == trained
+    rng = np.random.default_rng(0)
+    assert resolve_agent(f"ppo:{out}", TOY_ENV, rng).act(
+        {"observation": np.zeros(19, np.float32), "action_mask": np.ones(9, np.int8)}
+    ) in range(9)
+
+    def fails(message: str, *names: str) -> None:
+        assert "\n" not in message.strip()
+        for name in names:
+            assert name in message, (name, message)
+
+    unversioned = load_checkpoint(out)
+    del unversioned[VERSION_KEY]
+    old = tmp_path / "old.pt"
+    save_checkpoint(unversioned, old)
+    with pytest.raises(ObservationVersionError) as err:
+        resolve_agent(f"ppo:{old}", TOY_ENV, rng)
+    fails(str(err.value), "old.pt", "carries no observation version", repr(trained))
+
+    revised = replace(toy.INFO, observation_revision=toy.INFO.observation_revision + 1)
+    monkeypatch.setattr(toy.TicTacToeModel, "info", revised)
+    now = toy.TicTacToeEnv().observation_version
+    assert now != trained and now.rsplit("/", 1)[1] == trained.rsplit("/", 1)[1]  # same layout
+    for path in (run, out):
+        with pytest.raises(ObservationVersionError) as err:
+            resolve_agent(f"ppo:{path}", TOY_ENV, rng)
+        fails(str(err.value), str(path), repr(trained), repr(now))
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        evaluate.main([str(out), "--games", "2", "--opponents", "random", "--workers", "0"])
+    fails(capsys.readouterr().err, "policy.pt", repr(trained), repr(now))
+    cfg = apply_overrides(load_config(SMOKE), [*args, "--init_from", str(out)])
+    with pytest.raises(ObservationVersionError) as err:
+        load_weights(make_network(cfg), str(out), cfg)
+    fails(str(err.value), "init_from", repr(trained), repr(now))
+    assert train.main([SMOKE, *args, "--resume", "--total_steps", "600"]) == 2
+    fails(capsys.readouterr().err, "--resume", repr(trained), repr(now))
+    assert load_checkpoint(run)["global_step"] < 600  # the run was left as it was
+
+
 def test_an_unknown_shipped_policy_names_the_shipped_ones() -> None:
     with pytest.raises(ConfigError, match="no pretrained policy 'chess_v0'; shipped: "):
         resolve_agent("ppo:pretrained/chess_v0", "liniell_v0", np.random.default_rng(0))
@@ -81,6 +143,9 @@ def test_every_game_ships_a_small_policy() -> None:
         assert path.stat().st_size < 2_000_000, path
         policy = load_checkpoint(path)  # weights_only=True
         assert set(policy) <= set(POLICY_KEYS) and policy["config"]["env"] == env_name
+        # trained on the observation the environment has now (which its docstring names)
+        env = make_env(env_name, **policy["config"]["env_kwargs"])
+        assert policy[VERSION_KEY] == env.observation_version
 
 
 @pytest.mark.parametrize("env_name", SHIPPED)

@@ -20,6 +20,7 @@ torch = pytest.importorskip("torch")
 from tianshou.data import Batch  # noqa: E402
 
 from tabletop_rl.baselines import tianshou as ts  # noqa: E402
+from tabletop_rl.envs import make  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
@@ -54,6 +55,8 @@ def test_ppo_recipe_trains_saves_and_plays_legally(tmp_path: Path) -> None:
     summary = json.loads((out / "result.json").read_text())
     assert summary["env_steps"] >= 400 and summary["test_episodes"] == 4
     assert -1.0 <= summary["test_return"] <= 1.0
+    # the observation the policy was trained on, as a PPO checkpoint names it
+    assert summary["observation_version"] == make("liniell_v0", raw=True).observation_version
 
     env = ts.make_env("liniell_v0", opponent="greedy")
     algorithm = ts.make_ppo(env)

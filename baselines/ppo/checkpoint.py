@@ -5,11 +5,18 @@ network's and optimizer's state dicts, the step counters, the random generators'
 (torch generator state as a tensor, numpy bit-generator states as JSON strings) and the
 self-play collector's state (see :meth:`SelfPlayCollector.state_dict`).
 
+Every checkpoint also carries the *observation version* of the environment it was trained on
+(``observation_version``: :func:`tabletop_rl.envs.core.features.observation_version`, named
+in each environment's version history). Building a network from a checkpoint, ``init_from``
+and ``--resume`` check it against the version the environment observes now: a policy trained
+on another version fails with an :class:`~tabletop_rl.envs.errors.ObservationVersionError`
+naming both, before its weights are read (they might fit an observation whose fields moved).
+
 A *policy file* (:func:`export_policy`) keeps only what playing needs: the config, the
-network's weights, and where in training they come from. The package ships one per game,
-named ``pretrained/<env name>`` wherever a checkpoint path is taken (``ppo:pretrained/
-liniell_v0`` in the arena and ``play``, ``tabletop-rl evaluate pretrained/liniell_v0``,
-``init_from``).
+observation version, the network's weights, and where in training they come from. The
+package ships one per game, named ``pretrained/<env name>`` wherever a checkpoint path is
+taken (``ppo:pretrained/liniell_v0`` in the arena and ``play``, ``tabletop-rl evaluate
+pretrained/liniell_v0``, ``init_from``).
 
 >>> pretrained_path("pretrained/chess_v0")
 Traceback (most recent call last):
@@ -25,8 +32,9 @@ from typing import Any
 import torch
 from torch import nn
 
+from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.core.files import atomic_write
-from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.errors import ConfigError, ObservationVersionError
 
 from ..env_factory import make_env
 from .config import PPOConfig, config_from_dict
@@ -37,7 +45,18 @@ PRETRAINED_PREFIX = "pretrained/"
 """Paths starting with this name a policy shipped with the package."""
 PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
 """Where the shipped policies live (``tabletop_rl/baselines/pretrained/<env name>.pt``)."""
-POLICY_KEYS = ("config", "model", "update", "global_step", "time", "cpu_time", "eval_time")
+VERSION_KEY = "observation_version"
+"""The checkpoint entry that holds the observation version its network was trained on."""
+POLICY_KEYS = (
+    "config",
+    VERSION_KEY,
+    "model",
+    "update",
+    "global_step",
+    "time",
+    "cpu_time",
+    "eval_time",
+)
 """What a policy file keeps of a checkpoint."""
 
 
@@ -97,9 +116,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
-def make_network(cfg: PPOConfig) -> nn.Module:
-    """The network a config describes, for its environment, initialised from its seed."""
-    env = make_env(cfg.env, **cfg.env_kwargs)
+def make_network(cfg: PPOConfig, env: TabletopAECEnv | None = None) -> nn.Module:
+    """The network a config describes, for its environment (``env``, if already built from
+    the config), initialised from its seed."""
+    if env is None:
+        env = make_env(cfg.env, **cfg.env_kwargs)
     return build_network(
         cfg.network,
         env.layout,
@@ -113,14 +134,56 @@ def make_network(cfg: PPOConfig) -> nn.Module:
     )
 
 
+def check_observation_version(
+    state: dict[str, Any], cfg: PPOConfig, source: str, env: TabletopAECEnv | None = None
+) -> None:
+    """An :class:`ObservationVersionError` naming both versions unless the loaded checkpoint
+    ``state`` (read from ``source``, named in the error) was trained on the observation
+    version that ``cfg``'s environment (``env``, if already built from ``cfg``) has now; a
+    checkpoint without one (written before policies recorded it) fails too.
+
+    >>> from tabletop_rl.baselines.ppo.toy import TicTacToeEnv
+    >>> cfg = config_from_dict({"env": "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"})
+    >>> state = {VERSION_KEY: TicTacToeEnv().observation_version}
+    >>> check_observation_version(state, cfg, "policy.pt")
+    >>> check_observation_version({VERSION_KEY: "tictactoe/obs0/00000000"}, cfg, "policy.pt")
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.ObservationVersionError: policy.pt was trained on observation \
+version 'tictactoe/obs0/00000000', but tabletop_rl.baselines.ppo.toy:TicTacToeEnv with \
+env_kwargs {} observes version 'tictactoe/obs1/...' now: the observation changed since (see \
+the environment's version history); retrain it, or load it with the release that wrote it
+    """
+    if env is None:
+        env = make_env(cfg.env, **cfg.env_kwargs)
+    current = env.observation_version
+    saved = state.get(VERSION_KEY)
+    if saved == current:
+        return
+    if saved is None:
+        trained = "carries no observation version (written before policies recorded one)"
+        why = "it may have been trained on an observation that has changed since"
+    else:
+        trained = f"was trained on observation version {saved!r}"
+        why = "the observation changed since"
+    raise ObservationVersionError(
+        f"{source} {trained}, but {cfg.env} with env_kwargs {cfg.env_kwargs} observes version "
+        f"{current!r} now: {why} (see the environment's version history); retrain it, or "
+        f"load it with the release that wrote it"
+    )
+
+
 def network_from_checkpoint(
     state: dict[str, Any], source: str = "the checkpoint"
 ) -> tuple[PPOConfig, nn.Module]:
     """The config and the trained network stored in a loaded checkpoint (read from
-    ``source``, named in errors). A ConfigError when the network its config builds today
-    does not take its weights: the environment's observation changed since it was written."""
+    ``source``, named in errors). An :class:`ObservationVersionError` when it was trained on
+    another observation version than its environment has now, a ConfigError when the
+    network its config builds today does not take its weights."""
     cfg = config_from_dict(state["config"])
-    net = make_network(cfg)
+    env = make_env(cfg.env, **cfg.env_kwargs)
+    check_observation_version(state, cfg, source, env)
+    net = make_network(cfg, env)
     try:
         net.load_state_dict(state["model"])
     except RuntimeError as exc:
@@ -145,7 +208,8 @@ def export_policy(source: str | Path, out: str | Path) -> dict[str, Any]:
 
 def load_weights(net: nn.Module, source: str, cfg: PPOConfig) -> dict[str, Any]:
     """Load the network weights of checkpoint ``source`` into ``net`` (built from ``cfg``);
-    a ConfigError when the checkpoint was trained on another environment or network."""
+    a ConfigError when the checkpoint was trained on another environment, observation
+    version (:class:`ObservationVersionError`) or network."""
     state = load_checkpoint(source)
     theirs = config_from_dict(state["config"])
     if (theirs.env, theirs.env_kwargs) != (cfg.env, cfg.env_kwargs):
@@ -153,6 +217,7 @@ def load_weights(net: nn.Module, source: str, cfg: PPOConfig) -> dict[str, Any]:
             f"init_from {source!r}: the checkpoint was trained on {theirs.env} with env_kwargs "
             f"{theirs.env_kwargs}, this run is {cfg.env} with {cfg.env_kwargs}"
         )
+    check_observation_version(state, cfg, f"init_from {source!r}: the checkpoint")
     try:
         net.load_state_dict(state["model"])
     except RuntimeError as exc:

@@ -1,8 +1,9 @@
 """Write a trained policy as a small file: ``tabletop-rl export RUN_DIR OUT.pt``.
 
-The file keeps what playing needs (config, network weights, where in training they come
-from; see :func:`~.checkpoint.export_policy`), not the optimizer, generators or the games in
-progress, so it is a fraction of the checkpoint's size. It loads wherever a checkpoint does:
+The file keeps what playing needs (config, the observation version the network was trained
+on, network weights, where in training they come from; see :func:`~.checkpoint.export_policy`),
+not the optimizer, generators or the games in progress, so it is a fraction of the
+checkpoint's size. It loads wherever a checkpoint does:
 ``ppo:OUT.pt`` in the arena and ``play``, ``tabletop-rl evaluate OUT.pt``, ``init_from``.
 The policies shipped with the package (``pretrained/<env name>``) were written this way.
 """

@@ -59,8 +59,11 @@ from tabletop_rl.envs.errors import ConfigError
 
 from ..agents import agent_names
 from ..arena.agent_specs import check_agent_specs, observation_kwargs, parse_agent_spec
+from ..env_factory import make_env
 from .checkpoint import (
     CHECKPOINT_NAME,
+    VERSION_KEY,
+    check_observation_version,
     load_checkpoint,
     load_weights,
     make_network,
@@ -228,6 +231,7 @@ def train(
             raise ConfigError(f"--resume: no checkpoint in {str(run_dir)!r}")
         state = load_checkpoint(ckpt_file)
         saved = config_from_dict(state["config"])
+        check_observation_version(state, saved, f"--resume: the checkpoint in {str(run_dir)!r}")
         changed = [
             k
             for k, v in config_to_dict(cfg).items()
@@ -259,7 +263,9 @@ def _train(
     save_config(cfg, run_dir / "config.yaml")
 
     torch.set_num_threads(cfg.torch_threads)
-    net = make_network(cfg)
+    env = make_env(cfg.env, **cfg.env_kwargs)
+    version = env.observation_version
+    net = make_network(cfg, env)
     if cfg.init_from and state is None:
         load_weights(net, cfg.init_from, cfg)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
@@ -305,6 +311,7 @@ def _train(
         return copy.deepcopy(
             {
                 "config": config_to_dict(cfg),
+                VERSION_KEY: version,
                 "model": net.state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "torch_rng": gen.get_state(),

@@ -9,8 +9,9 @@ PettingZoo-style::
 Importing this package also registers the Gymnasium ids ``tabletop_rl/Qwirkle-v0``,
 ``tabletop_rl/QwirkleCards-v0`` and ``tabletop_rl/Liniell-v0`` (single-agent, see
 :func:`make_single_agent`). Environment modules are imported lazily, so importing this package
-is cheap. It also checks that the compiled kernels cached on disk were built from the source
-as it is, and drops them otherwise (:mod:`.core.kernel_cache`).
+is cheap. It also tells numba where to cache the compiled kernels, and to take a cached kernel
+only if it was built from the package's source as it is (:mod:`.core.kernel_cache`; nothing is
+deleted: ``python -m tabletop_rl.envs.kernels --clean`` removes stale files).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .core.kernel_cache import drop_stale_kernels
+from .core.kernel_cache import register_cache_locator
 from .errors import (
     ActionOutOfRangeError,
     ConfigError,
@@ -39,7 +40,7 @@ from .registry import (
 )
 
 register_gymnasium_ids()
-drop_stale_kernels()
+register_cache_locator()
 
 __all__ = [
     "GYMNASIUM_IDS",

@@ -4,8 +4,8 @@ Every writer goes through :func:`atomic_write`: the data is written to a tempora
 the target's folder, flushed to disk, and moved over the target with :func:`os.replace`. An
 interruption (Ctrl-C, a full disk) leaves either the old file or the new one, never a torn
 mix, and no temporary file behind. The arena's summaries, PPO's checkpoints, evaluation
-tables, plots and saved games all use these writers, and so does the environments' stamp of
-their compiled kernels' sources (:mod:`.kernel_cache`).
+tables, plots and saved games all use these writers, and so do the copies of the compiled
+kernels that a read-only install makes into a writable cache folder (:mod:`.kernel_cache`).
 
 >>> import tempfile
 >>> from pathlib import Path

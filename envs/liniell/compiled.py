@@ -7,8 +7,8 @@ observation :mod:`.compiled_observation`'s. This module has the rules: placement
 flow, the masks, a step, and a batch's step. The kernels follow the reference engine
 (``board.py``, ``game.py``, ``scoring.py``) rule for rule, **[decision]** s included; the
 differential test ``tests/test_liniell_compiled.py`` checks masks, observations, points and
-outcomes against it. numba's on-disk cache keys a kernel on its own file only; importing the
-environments drops every cached kernel when any source changed
+outcomes against it. numba's on-disk cache keys a kernel on its own file only; the package's
+cache locator stamps every cached kernel with the digest of all the package's sources
 (:mod:`tabletop_rl.envs.core.kernel_cache`), so kernels may call across these files.
 
 >>> from tabletop_rl.envs.liniell.compiled_layout import geometry

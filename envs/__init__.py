@@ -21,7 +21,9 @@ from typing import Any
 from .core.kernel_cache import drop_stale_kernels
 from .errors import (
     ActionOutOfRangeError,
+    ArgumentError,
     ConfigError,
+    GameOverError,
     IllegalActionError,
     IllegalMoveError,
     InvariantError,
@@ -43,7 +45,9 @@ drop_stale_kernels()
 __all__ = [
     "GYMNASIUM_IDS",
     "ActionOutOfRangeError",
+    "ArgumentError",
     "ConfigError",
+    "GameOverError",
     "IllegalActionError",
     "IllegalMoveError",
     "InvariantError",

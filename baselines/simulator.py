@@ -34,7 +34,7 @@ import numpy as np
 
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.core.model import GameModel, Outcome, StepResult
-from tabletop_rl.envs.errors import ConfigError, IllegalActionError
+from tabletop_rl.envs.errors import ConfigError, GameOverError, IllegalActionError
 
 
 class Playout:
@@ -66,13 +66,18 @@ class Playout:
     def action_mask(self) -> np.ndarray:
         """The legal actions of the player to act (cached until the next step)."""
         if self._mask is None:
-            self._mask = self.model.legal_mask(self.state)
+            self._mask = self.model.legal_mask_unchecked(self.state)
         return self._mask
 
     def step(self, action: int) -> StepResult:
-        """Play the legal ``action``."""
+        """Play ``action``; an illegal one (or any once the game is over) raises
+        :class:`~tabletop_rl.envs.errors.IllegalActionError` and changes nothing. The check
+        reads the cached mask, which a playout has usually asked for already."""
+        if self.model.is_over(self.state):
+            raise GameOverError(f"the game is over, so action {action!r} cannot be played")
+        action = self.model.check_legal(self.state, action, self.action_mask())
         self._mask = None
-        return self.model.step(self.state, action)
+        return self.model.step_unchecked(self.state, action)
 
     def public_view(self, player: int) -> Any:
         return self.model.public_view(self.state, player)

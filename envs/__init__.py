@@ -22,7 +22,9 @@ from typing import Any
 from .core.kernel_cache import register_cache_locator
 from .errors import (
     ActionOutOfRangeError,
+    ArgumentError,
     ConfigError,
+    GameOverError,
     IllegalActionError,
     IllegalMoveError,
     InvariantError,
@@ -45,7 +47,9 @@ register_cache_locator()
 __all__ = [
     "GYMNASIUM_IDS",
     "ActionOutOfRangeError",
+    "ArgumentError",
     "ConfigError",
+    "GameOverError",
     "IllegalActionError",
     "IllegalMoveError",
     "InvariantError",

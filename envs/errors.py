@@ -47,3 +47,13 @@ class InvariantError(TabletopError, AssertionError):
     Raised by the games' ``check_invariants()``, which the conformance check and the fuzz
     benchmark call after every step; the message names the broken invariant.
     """
+
+
+class GameOverError(IllegalActionError):
+    """An action was given for a game that is already over: no action is legal then."""
+
+
+class ArgumentError(TabletopError, ValueError):
+    """An argument of a public call has the wrong type, shape or range: a seat that is not a
+    player, an observation buffer of the wrong shape or dtype, a state of another model, a
+    random generator that is not a ``numpy.random.Generator``. Nothing was changed."""

@@ -79,12 +79,12 @@ class ModelBatch(BatchBuffers):
         state = self._states[i]
         player = self.model.current_player(state)
         self.current_player[i] = player
-        self.model.observe(state, player, self.observation[i])
+        self.model.observe_unchecked(state, player, self.observation[i])
 
     def _start(self, i: int) -> None:
         self._states[i] = self.model.new_state(self._rngs[i])
         self._done[i] = False
-        self.action_mask[i] = self.model.legal_mask(self._states[i])
+        self.action_mask[i] = self.model.legal_mask_unchecked(self._states[i])
         self._show(i)
 
     def reset(self) -> None:
@@ -111,7 +111,7 @@ class ModelBatch(BatchBuffers):
                 self._start(i)
                 continue
             state = self._states[i]
-            result = model.step(state, int(actions[i]))
+            result = model.step_unchecked(state, int(actions[i]))
             if self.reward == "score":
                 for p, points in result.points.items():
                     self.rewards[i, p] += points
@@ -129,7 +129,7 @@ class ModelBatch(BatchBuffers):
                 self.action_mask[i] = 1
                 self._done[i] = True
             else:
-                self.action_mask[i] = model.legal_mask(state)
+                self.action_mask[i] = model.legal_mask_unchecked(state)
                 self._show(i)
 
     def outcome(self, i: int) -> Outcome | None:

@@ -50,13 +50,13 @@ class RelayModel(GameModel[dict[str, int], int]):
     def current_player(self, state: dict[str, int]) -> int:
         return state["turn"] % 2
 
-    def legal_mask(self, state: dict[str, int]) -> np.ndarray:
+    def legal_mask_unchecked(self, state: dict[str, int]) -> np.ndarray:
         mask = np.zeros(4, dtype=np.int8)
         if state["turn"] < 4:
             mask[state["turn"]] = 1
         return mask
 
-    def step(self, state: dict[str, int], action: int) -> StepResult:
+    def step_unchecked(self, state: dict[str, int], action: int) -> StepResult:
         state["turn"] += 1
         end = state["turn"] == 4
         return StepResult(game_over=end and not self.truncate, truncated=end and self.truncate)
@@ -71,7 +71,7 @@ class RelayModel(GameModel[dict[str, int], int]):
             return Outcome(Ending.TRUNCATED, (), (0.0, 0.0))
         return Outcome(Ending.FINISHED, (0,), (0.0, 0.0))
 
-    def observe(
+    def observe_unchecked(
         self, state: dict[str, int], player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
         out = self.layout.zeros() if out is None else out

@@ -81,7 +81,7 @@ class HiddenNimModel(GameModel[State, int]):
     def current_player(self, s: State) -> int:
         return s["player"]
 
-    def legal_mask(self, s: State) -> np.ndarray:
+    def legal_mask_unchecked(self, s: State) -> np.ndarray:
         mask = np.zeros(4, dtype=np.int8)
         if s["winners"] is not None:
             return mask
@@ -92,7 +92,7 @@ class HiddenNimModel(GameModel[State, int]):
             mask[PASS] = 1
         return mask
 
-    def step(self, s: State, action: int) -> StepResult:
+    def step_unchecked(self, s: State, action: int) -> StepResult:
         p = s["player"]
         n = self.num_players
         points: dict[int, float] = {}
@@ -127,7 +127,7 @@ class HiddenNimModel(GameModel[State, int]):
     def scores(self, s: State) -> tuple[float, ...]:
         return tuple(float(x) for x in s["scores"])
 
-    def observe(self, s: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
+    def observe_unchecked(self, s: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
         out = self.layout.zeros() if out is None else out
         out[:] = 0
         views = self.layout.views(out)

@@ -165,7 +165,7 @@ class GameSlot:
 
     def _step(self, action: int) -> None:
         action = self.model.check_legal(self.state, action, self._mask)
-        result = self.model.step(self.state, action)
+        result = self.model.step_unchecked(self.state, action)
         self._length += 1
         if self.reward_mode == "score":
             for p, points in result.points.items():
@@ -203,13 +203,13 @@ class GameSlot:
                 truncated = outcome.ending is Ending.TRUNCATED
                 final = None
                 if truncated:
-                    final = np.stack([model.observe(state, p) for p in range(self.n)])
+                    final = np.stack([model.observe_unchecked(state, p) for p in range(self.n)])
                 winners = list(outcome.winners)
                 return GameOver(*self._take_rewards(), winners, truncated, self._length, final)
             seat = model.current_player(state)
             obs = {
-                "observation": model.observe(state, seat),
-                "action_mask": model.legal_mask(state),
+                "observation": model.observe_unchecked(state, seat),
+                "action_mask": model.legal_mask_unchecked(state),
             }
             scripted = self.agents.get(seat)
             if scripted is None:

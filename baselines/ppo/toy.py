@@ -28,6 +28,7 @@ from tabletop_rl.envs.core.model import (
     Outcome,
     StepResult,
     check_num_players,
+    check_rng,
 )
 from tabletop_rl.envs.core.observation import Field, ObservationLayout
 from tabletop_rl.envs.core.symmetry import Symmetries, dihedral_symmetries
@@ -52,6 +53,7 @@ class TicTacToeModel(GameModel[dict[str, Any], int]):
     """Two players mark cells of a 3 x 3 board; three in a line wins, a full board draws."""
 
     info = INFO
+    state_type = dict
 
     def __init__(self, num_players: int = 2) -> None:
         self.num_players = check_num_players(INFO.name, num_players, 2, 2)
@@ -71,17 +73,18 @@ class TicTacToeModel(GameModel[dict[str, Any], int]):
         return dihedral_symmetries(self.layout, self.action_layout())
 
     def new_state(self, rng: np.random.Generator) -> dict[str, Any]:
+        check_rng(rng)
         return {"cells": np.full(9, -1, dtype=np.int8), "turn": 0}
 
     def current_player(self, state: dict[str, Any]) -> int:
         return state["turn"] % 2
 
-    def legal_mask(self, state: dict[str, Any]) -> np.ndarray:
+    def legal_mask_unchecked(self, state: dict[str, Any]) -> np.ndarray:
         if self.is_over(state):
             return np.zeros(9, dtype=np.int8)
         return (state["cells"] < 0).astype(np.int8)
 
-    def step(self, state: dict[str, Any], action: int) -> StepResult:
+    def step_unchecked(self, state: dict[str, Any], action: int) -> StepResult:
         state["cells"][action] = self.current_player(state)
         state["turn"] += 1
         return StepResult(game_over=self.is_over(state))
@@ -100,7 +103,7 @@ class TicTacToeModel(GameModel[dict[str, Any], int]):
         owner = self._line_owner(state)
         return Outcome(Ending.FINISHED, (owner,) if owner >= 0 else (0, 1), self.scores(state))
 
-    def observe(
+    def observe_unchecked(
         self, state: dict[str, Any], player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
         out = self.layout.zeros() if out is None else out

@@ -188,6 +188,7 @@ class TabletopAECEnv(AECEnv):
         """Continue from the model state ``state`` (a position built with the game model or
         read from its notation) as :meth:`reset` starts a new game: rewards and flags
         cleared, the player to act selected."""
+        self.model.check_state(state)
         if self.model.is_over(state):
             raise ConfigError("the position is already over; load a game in progress")
         self.game_state = state
@@ -230,7 +231,7 @@ class TabletopAECEnv(AECEnv):
         except IllegalActionError as exc:
             raise IllegalActionError(f"{agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0
-        result: StepResult = self.model.step(self.game_state, action)
+        result: StepResult = self.model.step_unchecked(self.game_state, action)
         self._mask = None
         self.rewards = {a: 0.0 for a in self.agents}
         if self.reward_mode == "score":

@@ -98,6 +98,7 @@ class FeatureModel(GameModel):
         self.num_players = base.num_players
         self.codec = base.codec
         self.layout = ObservationLayout((*base.layout, *features.fields))
+        self.state_type = base.state_type
         self._base_size = base.layout.size
         # (name, slice, shape) of every field: the writer's views are cut from these
         self._base_parts = self._parts(base.layout.fields)
@@ -118,11 +119,14 @@ class FeatureModel(GameModel):
     def current_player(self, state: Any) -> int:
         return self.base.current_player(state)
 
-    def legal_mask(self, state: Any) -> np.ndarray:
-        return self.base.legal_mask(state)
+    def check_state(self, state: Any) -> None:
+        self.base.check_state(state)
 
-    def step(self, state: Any, action: int) -> StepResult:
-        return self.base.step(state, action)
+    def legal_mask_unchecked(self, state: Any) -> np.ndarray:
+        return self.base.legal_mask_unchecked(state)
+
+    def step_unchecked(self, state: Any, action: int) -> StepResult:
+        return self.base.step_unchecked(state, action)
 
     def is_over(self, state: Any) -> bool:
         return self.base.is_over(state)
@@ -137,15 +141,17 @@ class FeatureModel(GameModel):
         return self.base.explain_illegal(state, action)
 
     # -------------------------------------------------------- observation
-    def observe(self, state: Any, player: int, out: np.ndarray | None = None) -> np.ndarray:
+    def observe_unchecked(
+        self, state: Any, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
         if out is None:
             out = np.empty(self.layout.size, dtype=np.float32)
         base_obs = out[: self._base_size]
-        self.base.observe(state, player, base_obs)
+        self.base.observe_unchecked(state, player, base_obs)
         out[self._base_size :] = 0.0
         mask = None
         if not self.base.is_over(state) and self.base.current_player(state) == player:
-            mask = self.base.legal_mask(state)
+            mask = self.base.legal_mask_unchecked(state)
         self.features.write(
             self.base,
             state,

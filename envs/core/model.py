@@ -39,7 +39,13 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ..errors import ConfigError, IllegalActionError, NotationError
+from ..errors import (
+    ArgumentError,
+    ConfigError,
+    GameOverError,
+    IllegalActionError,
+    NotationError,
+)
 from .game_info import GameInfo
 from .observation import Field, ObservationLayout
 from .symmetry import Symmetries
@@ -114,6 +120,24 @@ def check_engine(engine: Any) -> str:
             f"engine={engine!r} is unknown; allowed: " + ", ".join(repr(e) for e in ENGINES)
         )
     return engine
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """``rng`` if it is a ``numpy.random.Generator``, else a clear
+    :class:`~tabletop_rl.envs.errors.ArgumentError` (every source of randomness in the suite
+    is a seeded generator passed in).
+
+    >>> check_rng(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.ArgumentError: rng must be a numpy.random.Generator (...), got int
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ArgumentError(
+            "rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
 
 
 def check_num_players(game: str, value: Any, low: int, high: int) -> int:
@@ -209,7 +233,32 @@ class IndexCodec(ActionCodec[Any, int]):
 
 
 class GameModel(ABC, Generic[S, A]):
-    """One game under fixed options: creates, advances, observes and judges its states."""
+    """One game under fixed options: creates, advances, observes and judges its states.
+
+    **Checked calls and the fast path.** The public calls check their arguments and raise the
+    project's errors (:mod:`tabletop_rl.envs.errors`) without changing the state:
+    :meth:`step` refuses an action that is not an int, out of range, illegal now
+    (:class:`~tabletop_rl.envs.errors.IllegalActionError`) or given after the game ended
+    (:class:`~tabletop_rl.envs.errors.GameOverError`); :meth:`observe`, :meth:`legal_mask`,
+    :meth:`outcome`, :meth:`public_view` and :meth:`new_state` refuse a seat that is not a
+    player, a buffer of the wrong shape or dtype, a state of another model or a generator that
+    is not a ``numpy.random.Generator``
+    (:class:`~tabletop_rl.envs.errors.ArgumentError`). The suite's own hot loops (the batch,
+    search, the environments once they have checked an action) call :meth:`step_unchecked`,
+    :meth:`observe_unchecked` and :meth:`legal_mask_unchecked`: the same calls without the
+    checks, which trust their caller completely (an illegal action there may corrupt the
+    state, and a compiled engine may crash the interpreter). Use them only with an action
+    taken from the legal mask of the same state and a seat in range.
+
+    >>> import numpy as np
+    >>> from tabletop_rl.envs.liniell.model import LiniellModel
+    >>> model = LiniellModel(num_players=2)
+    >>> state = model.new_state(np.random.default_rng(0))
+    >>> model.observe(state, 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.ArgumentError: player 2 is not a seat of this 2-player game; ...
+    """
 
     info: GameInfo
     """Players, actions, maximum game length, utilities (OpenSpiel style)."""
@@ -217,24 +266,96 @@ class GameModel(ABC, Generic[S, A]):
     layout: ObservationLayout
     """The named fields of the flat ``float32`` observation."""
     codec: ActionCodec[S, A]
+    state_type: type = object
+    """The class of this model's states (what :meth:`check_state` accepts)."""
+
+    # ---------------------------------------------------- argument checks
+    def check_state(self, state: Any) -> None:
+        """Raise :class:`~tabletop_rl.envs.errors.ArgumentError` unless ``state`` is a state
+        of this model (made by its :meth:`new_state`)."""
+        if not isinstance(state, self.state_type):
+            raise ArgumentError(
+                f"state must be a {self.state_type.__name__} made by this model's new_state(rng), "
+                f"got {type(state).__name__}"
+            )
+
+    def check_player(self, player: Any) -> int:
+        """``player`` as an int seat of this game, or a clear
+        :class:`~tabletop_rl.envs.errors.ArgumentError`."""
+        if isinstance(player, bool) or not isinstance(player, int | np.integer):
+            raise ArgumentError(
+                f"player must be an int seat from 0 to {self.num_players - 1}, "
+                f"got {type(player).__name__} {player!r}"
+            )
+        if not 0 <= player < self.num_players:
+            raise ArgumentError(
+                f"player {int(player)} is not a seat of this {self.num_players}-player game; "
+                f"allowed: 0 to {self.num_players - 1}"
+            )
+        return int(player)
+
+    def check_buffer(self, out: Any) -> np.ndarray:
+        """``out`` if it can take an observation (a writeable, contiguous ``float32`` vector
+        of ``layout.size``), else a clear :class:`~tabletop_rl.envs.errors.ArgumentError`."""
+        size = self.layout.size
+        if (
+            not isinstance(out, np.ndarray)
+            or out.dtype != np.float32
+            or out.shape != (size,)
+            or not out.flags.c_contiguous
+            or not out.flags.writeable
+        ):
+            got = (
+                f"{out.dtype} array of shape {out.shape}"
+                + ("" if out.flags.writeable else ", read-only")
+                + ("" if out.flags.c_contiguous else ", not contiguous")
+                if isinstance(out, np.ndarray)
+                else type(out).__name__
+            )
+            raise ArgumentError(
+                f"out must be a writeable, contiguous float32 array of shape ({size},), got {got}"
+            )
+        return out
 
     # ----------------------------------------------------------- the rules
     @abstractmethod
     def new_state(self, rng: np.random.Generator) -> S:
-        """A fresh game; all randomness (deal, stack order, first player) comes from ``rng``."""
+        """A fresh game; all randomness (deal, stack order, first player) comes from ``rng``
+        (checked with :func:`check_rng`)."""
 
     @abstractmethod
     def current_player(self, state: S) -> int:
         """The seat to act (meaningless once the game is over)."""
 
-    @abstractmethod
     def legal_mask(self, state: S) -> np.ndarray:
         """A fresh ``int8`` mask of the legal actions of the player to act (all 0 once over)."""
+        self.check_state(state)
+        return self.legal_mask_unchecked(state)
 
     @abstractmethod
-    def step(self, state: S, action: int) -> StepResult:
-        """Apply the *legal* ``action`` to ``state`` in place (check with :meth:`check_legal`
-        first when it may be illegal)."""
+    def legal_mask_unchecked(self, state: S) -> np.ndarray:
+        """:meth:`legal_mask` without checking ``state`` (the suite's fast path)."""
+
+    def step(self, state: S, action: Any) -> StepResult:
+        """Apply ``action`` to ``state`` in place, if it is legal now.
+
+        Raises :class:`~tabletop_rl.envs.errors.IllegalActionError` (naming the rule broken)
+        for an action that is not an int in range or not legal now, and
+        :class:`~tabletop_rl.envs.errors.GameOverError` once the game is over; the state is
+        unchanged then."""
+        self.check_state(state)
+        if self.is_over(state):
+            raise GameOverError(
+                f"the game is over, so action {action!r} cannot be played; "
+                "no action is legal after the end (start a new game with new_state(rng))"
+            )
+        return self.step_unchecked(state, self.check_legal(state, action))
+
+    @abstractmethod
+    def step_unchecked(self, state: S, action: int) -> StepResult:
+        """:meth:`step` without any check: the suite's fast path for an action already known
+        to be legal in ``state`` (taken from its legal mask). Anything else may corrupt the
+        state, and a compiled engine may crash the interpreter."""
 
     @abstractmethod
     def is_over(self, state: S) -> bool:
@@ -259,7 +380,7 @@ class GameModel(ABC, Generic[S, A]):
         naming the action and the rule it breaks."""
         action = self.codec.check_index(action)
         if mask is None:
-            mask = self.legal_mask(state)
+            mask = self.legal_mask_unchecked(state)
         if not mask[action]:
             raise IllegalActionError(
                 f"action {action} ({self.describe_action(state, action)}) is illegal: "
@@ -268,10 +389,22 @@ class GameModel(ABC, Generic[S, A]):
         return action
 
     # -------------------------------------------------------- observation
-    @abstractmethod
     def observe(self, state: S, player: int, out: np.ndarray | None = None) -> np.ndarray:
         """``player``'s observation (the documented layout), written into ``out`` when given
-        (a ``float32`` vector of ``layout.size``) and returned."""
+        (a writeable, contiguous ``float32`` vector of ``layout.size``) and returned.
+
+        Raises :class:`~tabletop_rl.envs.errors.ArgumentError` for a seat that is not a player
+        or a buffer that cannot take the observation."""
+        self.check_state(state)
+        player = self.check_player(player)
+        if out is not None:
+            self.check_buffer(out)
+        return self.observe_unchecked(state, player, out)
+
+    @abstractmethod
+    def observe_unchecked(self, state: S, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`observe` without checking its arguments (the suite's fast path: ``player``
+        in range and ``out`` a ``float32`` vector of ``layout.size`` or None)."""
 
     def action_layout(self) -> ObservationLayout:
         """How the flat action index splits into named groups (one flat group by default).
@@ -312,7 +445,9 @@ class GameModel(ABC, Generic[S, A]):
         return clone
 
     def public_view(self, state: S, player: int) -> Any:
-        """What ``player`` may see of ``state``, for scripted agents; no hidden information."""
+        """What ``player`` may see of ``state``, for scripted agents; no hidden information.
+
+        Games check ``state`` and ``player`` (:meth:`check_state`, :meth:`check_player`)."""
         raise NotImplementedError(f"{self.info.name} has no public view")
 
     # ---------------------------------------------------------- invariants
@@ -365,4 +500,5 @@ __all__ = [
     "StepResult",
     "check_engine",
     "check_num_players",
+    "check_rng",
 ]

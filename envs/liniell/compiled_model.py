@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.model import Ending, GameModel, Outcome, StepResult
+from ..core.model import Ending, GameModel, Outcome, StepResult, check_rng
 from ..core.observation import ObservationLayout
 from ..core.symmetry import Symmetries
-from ..errors import ConfigError
+from ..errors import ArgumentError
 from . import compiled as core
 from . import compiled_observation
 from .actions import LiniellAction
@@ -46,6 +46,7 @@ from .compiled_layout import (
     STACK,
     STACK_SIZE,
     START,
+    STATE_SIZE,
     TURN,
     WRITTEN_SIZE,
     geometry,
@@ -101,6 +102,8 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
     :class:`~.model.LiniellModel`, which it keeps as ``reference`` for its layout, codec and
     text)."""
 
+    state_type = LiniellCompiledState
+
     def __init__(self, num_players: int = 2, tile_set: str | Path | TileSet = "default") -> None:
         self.reference = LiniellModel(num_players=num_players, tile_set=tile_set)
         self.num_players = self.reference.num_players
@@ -129,8 +132,25 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         return stack, int(rng.integers(self.num_players))
 
     def new_state(self, rng: np.random.Generator) -> LiniellCompiledState:
-        stack, start = self.deal(rng)
+        stack, start = self.deal(check_rng(rng))
         return LiniellCompiledState(core.new_state(stack, start, self.num_players, self.geom))
+
+    def check_state(self, state: Any) -> None:
+        """A :class:`LiniellCompiledState` whose vector the kernels can read (its shape and
+        dtype as :func:`.compiled.new_state` makes them), else an ``ArgumentError``."""
+        super().check_state(state)
+        data = state.data
+        if not (
+            isinstance(data, np.ndarray)
+            and data.dtype == np.int16
+            and data.shape == (STATE_SIZE,)
+            and data.flags.c_contiguous
+            and 0 <= data[CURRENT] < self.num_players
+        ):
+            raise ArgumentError(
+                "state.data must be the int16 vector of shape "
+                f"({STATE_SIZE},) that new_state makes for this {self.num_players}-player model"
+            )
 
     def current_player(self, state: LiniellCompiledState) -> int:
         return int(state.data[CURRENT])
@@ -138,12 +158,12 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
     def is_over(self, state: LiniellCompiledState) -> bool:
         return bool(state.data[PHASE] == OVER)
 
-    def legal_mask(self, state: LiniellCompiledState) -> np.ndarray:
+    def legal_mask_unchecked(self, state: LiniellCompiledState) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         core.legal_mask(state.data, self.geom, mask)
         return mask
 
-    def step(self, state: LiniellCompiledState, action: int) -> StepResult:
+    def step_unchecked(self, state: LiniellCompiledState, action: int) -> StepResult:
         over = core.step(state.data, self.geom, int(action), self._points)
         points = {p: float(self._points[p]) for p in range(self.num_players) if self._points[p]}
         return StepResult(points=points, game_over=bool(over))
@@ -153,6 +173,7 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         return tuple(float(player_points(state.data, p)) for p in range(self.num_players))
 
     def outcome(self, state: LiniellCompiledState) -> Outcome | None:
+        self.check_state(state)
         if not self.is_over(state):
             return None
         won = winners_mask(state.data)
@@ -166,7 +187,7 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         return self.reference.describe_action(None, action)
 
     # -------------------------------------------------------- observation
-    def observe(
+    def observe_unchecked(
         self, state: LiniellCompiledState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
         if out is None:
@@ -210,7 +231,7 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         game = Game(Board(self.tile_set, self.num_players), deal, int(s[START]))
         ref = self.reference.state_of(game)
         for action in s[HIST : HIST + s[NUM_HIST]]:
-            self.reference.step(ref, int(action))
+            self.reference.step_unchecked(ref, int(action))
         return ref
 
     def engine_state(self, state: LiniellCompiledState) -> Game:
@@ -225,8 +246,8 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
         player and the earlier actions are still those it was replayed from (else it is
         replayed from the deal again). Scripted agents ask for a view at every decision,
         which a replay of the whole game made the dearest part of their turn."""
-        if not 0 <= player < self.num_players:
-            raise ConfigError(f"unknown player {player}; players: 0 to {self.num_players - 1}")
+        self.check_state(state)
+        self.check_player(player)
         return self._replay(state).game.public_copy()
 
     def _replay(self, state: LiniellCompiledState) -> LiniellState:
@@ -246,7 +267,7 @@ class LiniellCompiledModel(GameModel[LiniellCompiledState, LiniellAction]):
             and np.array_equal(kept.actions, actions[: len(kept.actions)])
         ):
             for action in actions[len(kept.actions) :]:
-                self.reference.step(kept.state, int(action))
+                self.reference.step_unchecked(kept.state, int(action))
             kept.actions = actions.copy()
             return kept.state
         ref = self.reference_state(state)

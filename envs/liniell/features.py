@@ -534,7 +534,7 @@ def _model_best_turn(
     best = best_value = -np.inf
     for action in np.flatnonzero(model.legal_mask(state)):
         child = model.copy(state)
-        model.step(child, int(action))
+        model.step_unchecked(child, int(action))
         margin, value = _model_best_turn(model, child, player, tiles_left)
         best, best_value = max(best, margin), max(best_value, value)
     return float(best), float(best_value)
@@ -582,7 +582,7 @@ def model_lay_features(
     margin0, merges0 = margin_of(out[OPEN_ENDS.name])
     for action in np.flatnonzero(mask[:NUM_LAY]):
         after = model.copy(state)
-        model.step(after, int(action))
+        model.step_unchecked(after, int(action))
         own, opp = _split(model.scores(after), player)
         margin, merges = model_open_end_margin(model, after, player)
         flat["lay_open_ends"][action] = margin - margin0
@@ -610,7 +610,7 @@ def model_occupy_features(
     tiles_left = _tiles_left(model, state, player)
     for action in np.flatnonzero(mask[NUM_LAY:SKIP]):
         after = model.copy(state)
-        model.step(after, int(NUM_LAY + action))
+        model.step_unchecked(after, int(NUM_LAY + action))
         margin, merges = model_open_end_margin(model, after, player)
         out["occupy_open_ends"][action] = margin - margin0
         out["occupy_merge_points"][action] = merges - merges0
@@ -619,7 +619,7 @@ def model_occupy_features(
         )
     if mask[SKIP]:
         after = model.copy(state)
-        model.step(after, SKIP)
+        model.step_unchecked(after, SKIP)
         out["skip_turn_margin"][0], out["skip_turn_value"][0] = _model_best_turn(
             model, after, player, tiles_left
         )

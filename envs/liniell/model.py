@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game_info import GameInfo
-from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players
+from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players, check_rng
 from ..core.observation import Field, ObservationLayout
 from ..errors import ConfigError
 from .actions import NUM_ACTIONS, NUM_LAY, NUM_SOURCES, OCCUPY, SKIP, LiniellAction, LiniellCodec
@@ -105,6 +105,8 @@ class LiniellState:
 
 class LiniellModel(GameModel[LiniellState, LiniellAction]):
     """Liniell for 2 to 4 players over the reference rules engine."""
+
+    state_type = LiniellState
 
     def __init__(self, num_players: int = 2, tile_set: str | Path | TileSet = "default") -> None:
         if not isinstance(tile_set, str | Path | TileSet):
@@ -250,7 +252,7 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
 
     # -------------------------------------------------------------- state
     def new_state(self, rng: np.random.Generator) -> LiniellState:
-        return self.state_of(Game.new(rng, self.num_players, self.tile_set))
+        return self.state_of(Game.new(check_rng(rng), self.num_players, self.tile_set))
 
     def state_of(self, game: Game) -> LiniellState:
         """The model state of a rules-engine game (e.g. one read from text)."""
@@ -297,6 +299,7 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
         return tuple(float(s.points) for s in state.game.scores())
 
     def outcome(self, state: LiniellState) -> Outcome | None:
+        self.check_state(state)
         game = state.game
         if not game.is_over:
             return None
@@ -317,7 +320,7 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
             return "occupy nothing"
         return f"action {action}"
 
-    def legal_mask(self, state: LiniellState) -> np.ndarray:
+    def legal_mask_unchecked(self, state: LiniellState) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         game = state.game
         phase = game.phase
@@ -353,7 +356,7 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
             f"allowed: {allowed}"
         )
 
-    def step(self, state: LiniellState, action: int) -> StepResult:
+    def step_unchecked(self, state: LiniellState, action: int) -> StepResult:
         game = state.game
         board = game.board
         before = self._player_points(state)
@@ -460,7 +463,7 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
             root = find(cell * 4 + group)
             routes[board.line_ports(root)] = board.line_score(root).points
 
-    def observe(
+    def observe_unchecked(
         self, state: LiniellState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
         if state.planes_dirty:
@@ -489,8 +492,8 @@ class LiniellModel(GameModel[LiniellState, LiniellAction]):
         Liniell has no hidden hands; the drawn tile is face up. Agents may simulate moves on
         the copy with the rules engine.
         """
-        if not 0 <= player < self.num_players:
-            raise ConfigError(f"unknown player {player}; players: 0 to {self.num_players - 1}")
+        self.check_state(state)
+        self.check_player(player)
         return state.game.public_copy()
 
     def resample_hidden(self, state: LiniellState, player: int, rng: np.random.Generator) -> None:

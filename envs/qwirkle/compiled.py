@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from ..core.game_info import GameInfo
-from ..core.model import Ending, GameModel, Outcome, StepResult
+from ..core.model import Ending, GameModel, Outcome, StepResult, check_rng
 from ..core.observation import ObservationLayout
 from ..core.symmetry import Symmetries
-from ..errors import ConfigError
+from ..errors import ArgumentError, ConfigError
 from . import compiled_kernels as K
 from .actions import QwirkleAction, QwirkleCodec
 from .board import Board
@@ -306,6 +306,8 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
     ``window``); so are the observation layout, the action codec and the symmetries.
     """
 
+    state_type = CompiledQwirkleState
+
     def __init__(
         self,
         num_players: int = 2,
@@ -327,7 +329,7 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
     # ------------------------------------------------------------- state
     def new_state(self, rng: np.random.Generator) -> CompiledQwirkleState:
         """A fresh game dealt by the reference engine from ``rng`` (the same deal)."""
-        return self.state_of(GameState(self.num_players, rng, max_turns=self.max_turns))
+        return self.state_of(GameState(self.num_players, check_rng(rng), max_turns=self.max_turns))
 
     def state_of(self, game: GameState) -> CompiledQwirkleState:
         """The compiled state of a rules-engine game at the start of a turn (the window
@@ -340,6 +342,38 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         if not game.board.is_empty():
             self._new_turn(st)
         return st
+
+    def check_state(self, state: Any) -> None:
+        """A :class:`CompiledQwirkleState` whose arrays the kernels can read (the shapes and
+        dtypes this model's ``new_state`` makes), else an ``ArgumentError``."""
+        super().check_state(state)
+        w = self.window
+        for name, dtype, shape in (
+            ("grid", np.int8, (K.GRID, K.GRID)),
+            ("fit", np.int64, (w, w)),
+            ("meta", np.int64, (K.META_SIZE,)),
+        ):
+            array = getattr(state, name)
+            if not (
+                isinstance(array, np.ndarray)
+                and array.dtype == dtype
+                and array.shape == shape
+                and array.flags.c_contiguous
+            ):
+                raise ArgumentError(
+                    f"state.{name} must be the {np.dtype(dtype)} array of shape {shape} that "
+                    f"new_state makes for this model (window={w})"
+                )
+        meta = state.meta
+        if (
+            meta[K.NP] != self.num_players
+            or meta[K.WIN] != w
+            or not 0 <= meta[K.CUR] < self.num_players
+        ):
+            raise ArgumentError(
+                f"the state is a {int(meta[K.NP])}-player game; this model plays "
+                f"{self.num_players} players (window={w})"
+            )
 
     def current_player(self, st: CompiledQwirkleState) -> int:
         return int(st.meta[K.CUR])
@@ -354,6 +388,7 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         return tuple(float(s) for s in st.meta[K.SCORES : K.SCORES + self.num_players])
 
     def outcome(self, st: CompiledQwirkleState) -> Outcome | None:
+        self.check_state(st)
         scores = self.scores(st)
         if st.meta[K.TRUNC]:
             return Outcome(Ending.TRUNCATED, (), scores)
@@ -365,12 +400,12 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         return None
 
     # ------------------------------------------------------------- rules
-    def legal_mask(self, st: CompiledQwirkleState) -> np.ndarray:
+    def legal_mask_unchecked(self, st: CompiledQwirkleState) -> np.ndarray:
         mask = np.zeros(self.info.num_actions, dtype=np.int8)
         K.fill_mask(st.grid, st.fit, st.meta, mask)
         return mask
 
-    def step(self, st: CompiledQwirkleState, action: int) -> StepResult:
+    def step_unchecked(self, st: CompiledQwirkleState, action: int) -> StepResult:
         action = int(action)
         meta = st.meta
         if action < self._end:
@@ -421,7 +456,7 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         return ((st.fit.reshape(1, -1) >> kinds) & 1).astype(np.int8)
 
     # -------------------------------------------------------- observation
-    def observe(
+    def observe_unchecked(
         self, st: CompiledQwirkleState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
         obs = np.empty(self.layout.size, dtype=np.float32) if out is None else out
@@ -445,6 +480,8 @@ class QwirkleCompiledModel(GameModel[CompiledQwirkleState, QwirkleAction]):
         return {"lost_moves": int(st.meta[K.LOST + player])}
 
     def public_view(self, st: CompiledQwirkleState, player: int) -> QwirkleView:
+        self.check_state(st)
+        self.check_player(player)
         return self.reference.public_view(st.reference(), player)
 
     def resample_hidden(

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game_info import GameInfo
-from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players
+from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players, check_rng
 from ..core.observation import Field, ObservationLayout
 from ..core.symmetry import Symmetries, dihedral_symmetries
 from ..errors import ConfigError
@@ -187,6 +187,8 @@ class QwirkleState:
 class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
     """Qwirkle for 2 to 4 players over the reference rules engine."""
 
+    state_type = QwirkleState
+
     def __init__(
         self,
         num_players: int = 2,
@@ -289,7 +291,7 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
 
     # -------------------------------------------------------------- state
     def new_state(self, rng: np.random.Generator) -> QwirkleState:
-        return self.state_of(GameState(self.num_players, rng, max_turns=self.max_turns))
+        return self.state_of(GameState(self.num_players, check_rng(rng), max_turns=self.max_turns))
 
     def state_of(self, game: GameState) -> QwirkleState:
         """The model state of a rules-engine game at the start of a turn (a dealt or loaded
@@ -334,6 +336,7 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
         return tuple(float(s) for s in st.game.scores)
 
     def outcome(self, st: QwirkleState) -> Outcome | None:
+        self.check_state(st)
         game = st.game
         if game.truncated:
             return Outcome(Ending.TRUNCATED, (), self.scores(st))
@@ -370,7 +373,7 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
             return "exchange slots " + ", ".join(str(s) for s in slots)
         return "end turn" if kind == "end" else "pass"
 
-    def legal_mask(self, st: QwirkleState) -> np.ndarray:
+    def legal_mask_unchecked(self, st: QwirkleState) -> np.ndarray:
         mask = np.zeros(self.info.num_actions, dtype=np.int8)
         state = st.game
         if state.finished:
@@ -504,7 +507,7 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
             )
         return "pass only when no tile can be placed and none exchanged"
 
-    def step(self, st: QwirkleState, action: int) -> StepResult:
+    def step_unchecked(self, st: QwirkleState, action: int) -> StepResult:
         kind, arg = self._action_parts(action)
         state = st.game
         player = state.current
@@ -599,7 +602,9 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
         )
 
     # -------------------------------------------------------- observation
-    def observe(self, st: QwirkleState, player: int, out: np.ndarray | None = None) -> np.ndarray:
+    def observe_unchecked(
+        self, st: QwirkleState, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
         obs = np.empty(self.layout.size, dtype=np.float32) if out is None else out
         self._fill(st, player, obs)
         return obs
@@ -643,6 +648,8 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
         return {"lost_moves": st.lost[player]}
 
     def public_view(self, st: QwirkleState, player: int) -> QwirkleView:
+        self.check_state(st)
+        player = self.check_player(player)
         state = st.game
         return QwirkleView(
             player=player,

@@ -47,7 +47,7 @@ class QwirkleCardsCompiledModel(QwirkleCardsModel):
         if self.layout["qwirkles"].shape != (MAX_PLAYERS, NUM_LINES):
             raise AssertionError("the compiled observation expects 4 x 12 Qwirkle counts")
 
-    def legal_mask(self, state: CompiledQwirkleCardsGame) -> np.ndarray:  # type: ignore[override]
+    def legal_mask_unchecked(self, state: CompiledQwirkleCardsGame) -> np.ndarray:  # type: ignore[override]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if state.over:
             return mask
@@ -56,7 +56,7 @@ class QwirkleCardsCompiledModel(QwirkleCardsModel):
             mask[CANNOT_PLAY] = 1
         return mask
 
-    def observe(
+    def observe_unchecked(
         self,
         state: CompiledQwirkleCardsGame,  # type: ignore[override]
         player: int,

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..core.game_info import GameInfo
-from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players
+from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players, check_rng
 from ..core.observation import Field, ObservationLayout
-from ..errors import ConfigError
+from ..errors import ArgumentError, ConfigError
 from .actions import (
     CANNOT_PLAY,
     END_TURN,
@@ -91,6 +92,7 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
         """``game_class`` is the rules engine's game: :class:`QwirkleCardsGame` (reference)
         or its compiled variant (``compiled_turns.CompiledQwirkleCardsGame``)."""
         self.game_class = game_class
+        self.state_type = game_class
         if end_rule not in END_RULES:
             raise ConfigError(
                 f"end_rule={end_rule!r} is unknown; allowed: " + ", ".join(map(repr, END_RULES))
@@ -150,8 +152,18 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
 
     # -------------------------------------------------------------- state
     def new_state(self, rng: np.random.Generator) -> QwirkleCardsGame:
-        game_rng = np.random.default_rng(rng.integers(2**63))
+        game_rng = np.random.default_rng(check_rng(rng).integers(2**63))
         return self.game_class(self.num_players, game_rng, self.end_rule, self.max_turns)
+
+    def check_state(self, state: Any) -> None:
+        """A game of this model's rules engine with its number of players, else an
+        ``ArgumentError``."""
+        super().check_state(state)
+        if state.state.num_players != self.num_players:
+            raise ArgumentError(
+                f"the state is a {state.state.num_players}-player game; this model plays "
+                f"{self.num_players} players"
+            )
 
     def current_player(self, state: QwirkleCardsGame) -> int:
         return state.to_move
@@ -167,6 +179,7 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
         return tuple(float(sum(q)) for q in state.state.qwirkles)
 
     def outcome(self, state: QwirkleCardsGame) -> Outcome | None:
+        self.check_state(state)
         status = state.status
         if status is Status.FINISHED:
             return Outcome(Ending.FINISHED, tuple(state.winners()), self.scores(state))
@@ -189,7 +202,7 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
             return "cannot play: redraw (pass when the pile is empty)"
         return f"action {action}"
 
-    def legal_mask(self, state: QwirkleCardsGame) -> np.ndarray:
+    def legal_mask_unchecked(self, state: QwirkleCardsGame) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if state.over:
             return mask
@@ -223,7 +236,7 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
             )
         return "the player can play a card; redraw/pass is only for a player who cannot"
 
-    def step(self, state: QwirkleCardsGame, action: int) -> StepResult:
+    def step_unchecked(self, state: QwirkleCardsGame, action: int) -> StepResult:
         player = state.to_move
         if action < TAKE:
             state.play_card(action)
@@ -239,7 +252,7 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
         return StepResult(game_over=status is Status.FINISHED, truncated=status is Status.TRUNCATED)
 
     # -------------------------------------------------------- observation
-    def observe(
+    def observe_unchecked(
         self, state: QwirkleCardsGame, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
         if out is None:
@@ -285,6 +298,8 @@ class QwirkleCardsModel(GameModel[QwirkleCardsGame, QwirkleCardsAction]):
 
     # ------------------------------------------------------ scripted agents
     def public_view(self, state: QwirkleCardsGame, player: int) -> QwirkleCardsView:
+        self.check_state(state)
+        player = self.check_player(player)
         game = state
         s = game.state
         mover = s.to_move

@@ -20,12 +20,12 @@ import argparse
 import json
 import os
 import time
-from multiprocessing import Pool
 from typing import Any
 
 import numpy as np
 
 from tabletop_rl.baselines.agents.qwirkle import QwirkleGreedyAgent
+from tabletop_rl.baselines.workers import init_worker, worker_context
 from tabletop_rl.envs import qwirkle_v0
 from tabletop_rl.envs.qwirkle_v0 import MARGIN
 
@@ -92,7 +92,7 @@ def measure(
     deadline = time.time() + 60 * minutes
     start = time.perf_counter()
     jobs = [(policy, w, workers, games, window, players, deadline) for w in range(workers)]
-    with Pool(workers) as pool:
+    with worker_context().Pool(workers, initializer=init_worker) as pool:
         results = [r for chunk in pool.map(_worker, jobs) for r in chunk]
     sides = np.array([r["max_side"] for r in results])
     return {

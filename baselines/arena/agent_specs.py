@@ -28,6 +28,7 @@ from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import game_name
+from ..workers import use_worker_threads
 
 VALUE_SPEC = "value:FIELD=WEIGHT,..."
 """How :func:`available_agents` lists the feature value agent."""
@@ -107,12 +108,14 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
         from ..rllib import RLlibAgent
 
         try:
-            return RLlibAgent(kwargs["path"], rng)
+            agent = RLlibAgent(kwargs["path"], rng)
         except ImportError as exc:
             raise ConfigError(
                 f"rllib agents need Ray, which the rllib extra installs "
                 f"(pip install 'tabletop-rl[rllib]'): {exc}"
             ) from None
+        use_worker_threads()  # the agent loaded torch: in a worker, on the worker's threads
+        return agent
     from ..agents import agent_class
 
     if name not in agent_names_for(env_name):
@@ -150,7 +153,9 @@ def observation_kwargs(specs: Sequence[str], env_name: str) -> dict[str, Any]:
 
 
 def _load_ppo(path: str, env_name: str, rng: np.random.Generator) -> Any:
-    return _ppo_module(path).load_ppo_agent(path, env_name, rng)
+    module = _ppo_module(path)
+    use_worker_threads()  # torch is loaded now: in a worker process, on the worker's threads
+    return module.load_ppo_agent(path, env_name, rng)
 
 
 def _ppo_module(path: str) -> ModuleType:

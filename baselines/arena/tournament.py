@@ -5,8 +5,10 @@ configuration again with the same folder resumes: games already recorded are not
 again. ``run.json`` holds the run's configuration (a resumed run must match it). Games are
 played in worker processes when ``workers > 1``, or on a Ray cluster with ``ray_address``
 (``"local"`` starts a local Ray instance; Ray's ``multiprocessing.Pool`` stands in for the
-process pool, and needs the ``rllib`` extra); since each game has its own seeds
-(:mod:`.schedule`), results do not depend on the number of workers or where games run.
+process pool, and needs the ``rllib`` extra). Local workers come from
+:func:`~tabletop_rl.baselines.workers.worker_context`, safe with torch loaded here (a
+``ppo:`` agent). Since each game has its own seeds (:mod:`.schedule`), results do not depend
+on the number of workers or where games run.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
 
 from ..env_factory import make_env
+from ..workers import init_worker, worker_context, worker_lost
 from .agent_specs import check_agent_specs
 from .games import play_task, read_records
 from .schedule import ArenaConfig, GameTask, schedule
@@ -199,7 +203,8 @@ def _execute(
         for task in todo:
             yield play_task(config.env, config.env_kwargs, task)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # not forked: the parent may have loaded torch (a ppo: agent, in check_run)
+    with ProcessPoolExecutor(workers, mp_context=worker_context(), initializer=init_worker) as pool:
         pending: set[Future] = set()
         queue = iter(todo)
         try:
@@ -209,7 +214,11 @@ def _execute(
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    yield future.result()
+                    try:
+                        record = future.result()
+                    except BrokenProcessPool:
+                        raise worker_lost("an arena worker process") from None
+                    yield record
                     task = next(queue, None)
                     if task is not None:
                         pending.add(pool.submit(play_task, config.env, config.env_kwargs, task))

@@ -10,7 +10,9 @@ previous report, summed over every agent step in between — this is how the ter
 reaches a seat that moved earlier.
 
 :class:`VecGames` spreads slots over ``multiprocessing.Pipe`` workers (like Stable
-Baselines 3's ``SubprocVecEnv``): one message per worker per round, results in slot order.
+Baselines 3's ``SubprocVecEnv``), started by :func:`~tabletop_rl.baselines.workers.worker_context`
+(never forked from the training process, which runs torch): one message per worker per
+round, results in slot order.
 Since every game's randomness comes from its own seeds and the network's actions are chosen
 in the training process, what happens does not depend on the number of workers or on process
 scheduling. A slot's state is therefore its setup plus the network actions of the current
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing as mp
-import sys
+import signal
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -45,6 +47,7 @@ from ..agents.base import best_choices
 from ..arena.agent_specs import resolve_agent
 from ..env_factory import make_env
 from ..simulator import agent_view
+from ..workers import init_worker, worker_context, worker_lost
 
 TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 """The ``env`` value that selects the tic-tac-toe test game."""
@@ -245,24 +248,18 @@ def _run_commands(slots: list[GameSlot], commands: list[Command]) -> list[Report
     return out
 
 
-def _worker(
-    conn: Connection,
-    inherited: list[Connection],
-    env: str,
-    env_kwargs: dict[str, Any],
-    n_slots: int,
-) -> None:
-    import os
-
-    for other in inherited:  # the parent's ends, copied by fork: close them so EOF arrives
-        other.close()
-    parent = os.getppid()
+def _worker(conn: Connection, env: str, env_kwargs: dict[str, Any], n_slots: int) -> None:
+    # Ctrl-C reaches the whole process group: the training process decides what happens and
+    # ends its workers itself (see .stopping)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    init_worker()
+    parent = mp.parent_process()
     try:
         slots = [GameSlot(env, env_kwargs) for _ in range(n_slots)]
         conn.send(("ok", None))
         while True:
             while not conn.poll(1.0):
-                if os.getppid() != parent:  # the training process died
+                if parent is not None and not parent.is_alive():  # the training process died
                     return
             message = conn.recv()
             if message is None:
@@ -301,14 +298,10 @@ class VecGames:
             return
         bounds = np.linspace(0, num_slots, workers + 1).round().astype(int)
         self._shards = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
-        ctx = mp.get_context(method)
+        ctx = worker_context()  # not forked: the training process runs torch
         for a, b in self._shards:
             parent, child = ctx.Pipe()
-            inherited = [*self._conns, parent] if method == "fork" else []
-            proc = ctx.Process(
-                target=_worker, args=(child, inherited, env, env_kwargs, b - a), daemon=True
-            )
+            proc = ctx.Process(target=_worker, args=(child, env, env_kwargs, b - a), daemon=True)
             proc.start()
             child.close()
             self._conns.append(parent)
@@ -319,7 +312,10 @@ class VecGames:
 
     @staticmethod
     def _receive(conn: Connection) -> Any:
-        status, payload = conn.recv()
+        try:
+            status, payload = conn.recv()
+        except (EOFError, ConnectionResetError):
+            raise worker_lost("a game worker process") from None
         if status != "ok":
             raise RuntimeError(f"game worker failed: {payload}")
         return payload
@@ -331,7 +327,10 @@ class VecGames:
         if self._local:
             return _run_commands(self._local, commands)
         for conn, (a, b) in zip(self._conns, self._shards, strict=True):
-            conn.send(commands[a:b])
+            try:
+                conn.send(commands[a:b])
+            except (BrokenPipeError, ConnectionResetError):
+                raise worker_lost("a game worker process") from None
         out: list[Report | None] = []
         for k, conn in enumerate(self._conns):
             results, self._worker_cpu[k] = self._receive(conn)

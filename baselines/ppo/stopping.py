@@ -1,9 +1,9 @@
 """Stopping a training run cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
 Ctrl-C in a terminal sends SIGINT to the whole process group: the trainer and its rollout
-workers. While a :class:`StopRequest` is active, the trainer notes the signal, and worker
-processes (forked from the trainer, so they inherit its handler) ignore it; the trainer ends
-them itself when it closes its games. What happens next depends on where the trainer is:
+workers. While a :class:`StopRequest` is active, the trainer notes the signal; the rollout
+workers ignore SIGINT (:mod:`.rollout` starts them so), and the trainer ends them itself when
+it closes its games. What happens next depends on where the trainer is:
 
 - inside an :meth:`StopRequest.interruptible` section (collecting games, the PPO update, an
   evaluation), :class:`TrainingStopped` is raised at once: the work since the last update
@@ -21,7 +21,6 @@ True
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -43,7 +42,6 @@ class StopRequest:
         self.requested: str | None = None
         """The name of the first signal received (``"SIGINT"``, ``"SIGTERM"``), or None."""
         self._interruptible = False
-        self._pid = os.getpid()
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopRequest:
@@ -58,8 +56,6 @@ class StopRequest:
         self._previous = {}
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if os.getpid() != self._pid:
-            return  # a forked worker: the trainer stops it when it closes its games
         if self.requested is None:
             self.requested = signal.Signals(signum).name
         if self._interruptible:

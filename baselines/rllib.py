@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,6 +38,7 @@ import numpy as np
 
 from tabletop_rl.envs import available_envs, make
 from tabletop_rl.envs.core.aec import TabletopAECEnv
+from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
 
 MAIN_POLICY = "main"
@@ -187,13 +186,6 @@ def _env_class() -> type:
     return __getattr__("RLlibGameEnv")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 def train(
     env_name: str,
     iterations: int,
@@ -230,7 +222,7 @@ def train(
             out.mkdir(parents=True, exist_ok=True)
             algo.save_to_path(str(out))
             meta = {"env": env_name, **config_kwargs, "history": history}
-            _write_atomic(out / "progress.json", json.dumps(meta, indent=2, default=str) + "\n")
+            atomic_write_text(out / "progress.json", json.dumps(meta, indent=2, default=str) + "\n")
         algo.stop()
         return history
     finally:

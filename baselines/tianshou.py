@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +42,7 @@ from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
 import tabletop_rl.envs  # noqa: F401  (registers the Gymnasium ids)
+from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text
 from tabletop_rl.envs.registry import GYMNASIUM_IDS
 
 
@@ -229,13 +228,6 @@ def train_ppo(
     )
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
-
-
 def save(result: TianshouResult, out: Path, config: dict[str, Any]) -> None:
     """Write ``policy.pt`` (the policy's state dict) and ``result.json`` (``config``, the
     results and the observation version the policy was trained on) into ``out``."""
@@ -244,7 +236,7 @@ def save(result: TianshouResult, out: Path, config: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     torch.save(result.policy.state_dict(), buffer)
-    _write_atomic(out / "policy.pt", buffer.getvalue())
+    atomic_write_bytes(out / "policy.pt", buffer.getvalue())
     summary = {
         **config,
         "env_steps": result.env_steps,
@@ -252,7 +244,7 @@ def save(result: TianshouResult, out: Path, config: dict[str, Any]) -> None:
         "test_episodes": result.test_episodes,
         "observation_version": result.observation_version,
     }
-    _write_atomic(out / "result.json", (json.dumps(summary, indent=2) + "\n").encode())
+    atomic_write_text(out / "result.json", json.dumps(summary, indent=2) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

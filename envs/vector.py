@@ -44,11 +44,9 @@ from typing import Any
 import numpy as np
 
 from .core.batch import BatchBuffers, BatchResult, check_batch_options
-from .core.model import GameModel, Outcome
+from .core.model import GameModel, Outcome, check_engine
 from .errors import ConfigError, IllegalActionError
 from .registry import make
-
-ENGINES = ("compiled", "reference")
 
 _COMPILED_BATCHES: dict[str, str] = {
     "liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch",
@@ -199,8 +197,7 @@ class VectorGames:
         **env_kwargs: Any,
     ) -> None:
         num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
-        if engine not in ENGINES:
-            raise ConfigError(f"engine={engine!r} is unknown; allowed: {ENGINES}")
+        check_engine(engine)
         raw = make(name, raw=True, num_players=num_players, **env_kwargs)
         self.name = name
         self.model: GameModel = raw.model

@@ -139,6 +139,15 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert _ci_lines()[-1] == test.strip()
 
 
+def test_ci_installs_and_builds_the_docs_as_the_readme_says() -> None:
+    _, docs = _blocks(_section("Test and documentation"), "bash")
+    install, build = docs.strip().splitlines()
+    assert install == 'pip install -e ".[docs]"'
+    ci = _ci_lines()
+    assert any(re.search(r'-e "\.\[[^"]*\bdocs\b[^"]*\]"', line) for line in ci)
+    assert build in ci
+
+
 def test_layout_matches_the_tree() -> None:
     (block,) = _blocks(_section("Layout"), "")
     listed = re.findall(r"^(\S+)/\s", block, re.M)

@@ -35,7 +35,6 @@ SMOKE_ARGS: dict[str, list[str]] = {
     "bench_envs.py": split("--envs liniell_v0 --seconds 0.2 --rounds 1"),
     "bench_liniell_features.py": split("--games 1 --repeats 1"),
     "bench_qwirkle_compiled.py": split("--seconds 0.2 --rounds 1 --num-envs 4"),
-    "fuzz_invariants.py": split("--games 1 --envs liniell_v0 --players 2"),
     "mcts_decision_cpu.py": split("liniell_v0 mcts:simulations=4 0"),
     "mcts_simulations.py": split(
         "--spec mcts:simulations=4 --positions 1 --warm-up 0 --envs liniell_v0"
@@ -49,7 +48,7 @@ SMOKE_ARGS: dict[str, list[str]] = {
 }
 """The smallest settings of each script (its own command-line options)."""
 
-NEEDS_TORCH = {"ppo_network_speed.py", "ppo_throughput.py"}
+NEEDS_TORCH = {"ppo_network_speed.py", "ppo_throughput.py"}  # the log's columns: the trainer's
 
 
 def run(args: list[str], cwd: Path = ROOT) -> str:
@@ -60,9 +59,13 @@ def run(args: list[str], cwd: Path = ROOT) -> str:
     return result.stdout
 
 
+RUN_ELSEWHERE = {"fuzz_invariants.py"}
+"""Run with its smallest settings by ``tests/test_fuzz_benchmark.py``."""
+
+
 def test_every_benchmark_has_smoke_settings() -> None:
     scripts = {path.name for path in BENCHMARKS.glob("*.py")}
-    assert scripts == set(SMOKE_ARGS), "give each script in benchmarks/ its smallest settings"
+    assert scripts == set(SMOKE_ARGS) | RUN_ELSEWHERE, "give each benchmark its smallest settings"
 
 
 @pytest.mark.parametrize("script", sorted(SMOKE_ARGS))
@@ -71,17 +74,35 @@ def test_benchmark_runs(script: str, tmp_path: Path) -> None:
         pytest.importorskip("torch")
     if script == "ppo_network_speed.py":
         (tmp_path / "tiny.yaml").write_text(TINY_PPO_CONFIG)
-    if script == "ppo_throughput.py":  # it reads a training run: make a tiny one
-        run(
-            [
-                "-m",
-                "tabletop_rl.baselines.cli",
-                "train",
-                str(ROOT / "configs" / "smoke.yaml"),
-                *f"--run_dir {tmp_path}/run --total_steps 128 --num_workers 1 --num_envs 4 "
-                "--eval_games 2".split(),
-            ]
-        )
+    if script == "ppo_throughput.py":  # it reads a training run's log: two updates of one
+        write_progress_log(tmp_path / "run")
     args = [arg.format(tmp=tmp_path) for arg in SMOKE_ARGS[script]]
     out = run([str(BENCHMARKS / script), *args])
     assert out.strip(), f"{script} printed nothing"
+    if script == "ppo_throughput.py":
+        # 200 steps in 20 s of wall and 30 s of CPU; 20 agent steps per 10 decisions; the
+        # update's time split 1 : 0.5 : 2 between the games, the network and the update
+        assert "| run | 200 | 0.5 | 7 | 10 | 2.00 | 29% | 14% | 57% |" in out, out
+
+
+def write_progress_log(run_dir: Path) -> None:
+    """A training run's ``progress.csv`` (the trainer's own columns) with two updates."""
+    from tabletop_rl.baselines.ppo.train import PROGRESS_FIELDS
+
+    run_dir.mkdir()
+    rows = []
+    for update in (1, 2):
+        row = dict.fromkeys(PROGRESS_FIELDS, "0")
+        row.update(
+            update=str(update),
+            global_step=str(100 * update),
+            time=str(10 * update),
+            cpu_time=str(15 * update),
+            decisions_per_s="10",
+            agent_steps_per_s="20",
+            env_time_s="1",
+            network_time_s="0.5",
+            update_time_s="2",
+        )
+        rows.append(",".join(row[f] for f in PROGRESS_FIELDS))
+    (run_dir / "progress.csv").write_text("\n".join([",".join(PROGRESS_FIELDS), *rows]) + "\n")

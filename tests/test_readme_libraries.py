@@ -66,12 +66,15 @@ def test_gymnasium_readme_snippet() -> None:
 
 
 def test_gymnasium_page_snippets() -> None:
-    one, vector = page_blocks("Gymnasium")
+    """The page's Gymnasium snippets: one learner, Gymnasium's vector envs, and any later."""
+    one, vector, *more = page_blocks("Gymnasium")
     ns = _run(one, "integrations: Gymnasium")
     assert ns["info"]["action_mask"].dtype == np.int8
     ns = _run(vector, "integrations: Gymnasium vector")
     assert ns["masks"].shape == (4, ns["envs"].single_action_space.n)
     ns["envs"].close()
+    for i, block in enumerate(more):
+        _run(block, f"integrations: Gymnasium snippet {i + 3}")
 
 
 def test_sb3_self_play_snippet() -> None:

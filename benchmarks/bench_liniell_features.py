@@ -126,8 +126,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{best_time(observe_feat, lays, args.repeats):.1f} us; occupy positions "
             f"{best_time(observe_base, occupations, args.repeats):.1f} us -> "
             f"{best_time(observe_feat, occupations, args.repeats):.1f} us; raw_env step+observe "
-            f"{env_decisions(False, n, args.games // 3, args.seed):.1f} us -> "
-            f"{env_decisions(True, n, args.games // 3, args.seed):.1f} us; batch "
+            f"{env_decisions(False, n, max(1, args.games // 3), args.seed):.1f} us -> "
+            f"{env_decisions(True, n, max(1, args.games // 3), args.seed):.1f} us; batch "
             f"{batch_step_time(False, n, 5 * args.games, args.seed):.1f} us -> "
             f"{batch_step_time(True, n, 5 * args.games, args.seed):.1f} us per game step"
         )

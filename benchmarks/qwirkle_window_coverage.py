@@ -1,7 +1,8 @@
 """Does qwirkle_v0's board window ever hide a legal move? Measured over many games.
 
 Plays games of masked random play and of greedy self-play (``QwirkleGreedyAgent`` in every
-seat) through the raw environment and sums ``infos[agent]["lost_moves"]``: the legal moves the
+seat) on the compiled game model (the environment's default engine) and sums each player's
+``lost_moves`` (``infos[agent]["lost_moves"]`` in the environment): the legal moves the
 window could not show. The environment counts them exactly: whenever the laid area comes
 within 5 cells of the window's edge it generates every legal move and counts those outside.
 The script also reports the largest laid area (longest side of its bounding box) and how
@@ -26,53 +27,52 @@ import numpy as np
 
 from tabletop_rl.baselines.agents.qwirkle import QwirkleGreedyAgent
 from tabletop_rl.baselines.workers import init_worker, worker_context
-from tabletop_rl.envs import qwirkle_v0
-from tabletop_rl.envs.qwirkle_v0 import MARGIN
+from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
+from tabletop_rl.envs.qwirkle.model import DEFAULT_WINDOW, MARGIN
 
 
 def play_game(policy: str, seed: int, window: int, players: int) -> dict[str, int]:
-    """One game; its lost moves, largest laid side and exact-check count."""
-    env = qwirkle_v0.raw_env(num_players=players, window=window)
-    env.reset(seed=seed)
+    """One game on the compiled game model; its lost moves, largest laid side and the number
+    of turn starts at which the window did not hold the laid area with a ``MARGIN``-cell
+    border (where the model generates every legal move to count those it cannot show)."""
+    model = QwirkleCompiledModel(players, window=window)
+    state = model.new_state(np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     greedy = [QwirkleGreedyAgent(np.random.default_rng([seed, p])) for p in range(players)]
     side = checks = 0
-    last_turn = -1
-    lost_by_agent: dict[str, int] = {}
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        state = env.game_state.game
-        if state.turns != last_turn and not state.board.is_empty():
-            last_turn = state.turns
-            r0, c0, r1, c1 = state.board.bounds()
-            side = max(side, r1 - r0 + 1, c1 - c0 + 1)
-            o0, o1 = env._origin
-            inside = (
-                r0 - MARGIN >= o0
-                and c0 - MARGIN >= o1
-                and r1 + MARGIN < o0 + window
-                and c1 + MARGIN < o1 + window
-            )
-            checks += not inside
-        mask = env.action_mask()
+    last_player = -1
+    while not model.is_over(state):
+        player = model.current_player(state)
+        if player != last_player:  # a turn starts (the seat to act changes after each turn)
+            last_player = player
+            board = state.game.board
+            if not board.is_empty():
+                r0, c0, r1, c1 = board.bounds()
+                side = max(side, r1 - r0 + 1, c1 - c0 + 1)
+                o0, o1 = state.origin
+                inside = (
+                    r0 - MARGIN >= o0
+                    and c0 - MARGIN >= o1
+                    and r1 + MARGIN < o0 + window
+                    and c1 + MARGIN < o1 + window
+                )
+                checks += not inside
+        mask = model.legal_mask(state)
         if policy == "random":
             legal = np.flatnonzero(mask)
             action = int(legal[rng.integers(legal.size)])
         else:
-            player = env._agent_index[agent]
-            action = greedy[player].act({"action_mask": mask}, env.public_view(agent))
-        env.step(action)
-        lost_by_agent = {a: info["lost_moves"] for a, info in env.infos.items()}
-    lost = sum(lost_by_agent.values())
+            view = model.public_view(state, player)
+            action = greedy[player].act({"action_mask": mask}, view)
+        model.step(state, action)
+    lost = sum(model.player_info(state, p)["lost_moves"] for p in range(players))
+    game = state.game
     return {
         "lost_moves": lost,
         "max_side": side,
         "exact_checks": checks,
-        "turns": env.game_state.game.turns,
-        "truncated": int(env.game_state.game.truncated),
+        "turns": game.turns,
+        "truncated": int(game.truncated),
     }
 
 
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000, help="games per policy")
     parser.add_argument("--policies", nargs="+", default=["random", "greedy"])
-    parser.add_argument("--window", type=int, default=qwirkle_v0.DEFAULT_WINDOW)
+    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--minutes", type=float, default=60.0, help="wall-time cap per policy")

@@ -274,7 +274,7 @@ and 48 with 3 or 4.
 ## Version history
 
 - v0: first release (before it, the `routes` and `own_pawns` planes were added to the earlier
-  2,413-entry observation; PPO results with and without them: `docs/results/ppo.md`).
+  2,413-entry observation).
 - v0, `features` option: the five lay feature fields and `open_ends` (off by default; the
   observation without them is unchanged).
 - v0, features revision 2: `lay_open_ends`, `lay_merge_points`, `occupy_open_ends` and

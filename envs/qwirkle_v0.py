@@ -178,7 +178,7 @@ to 83,789 entries at the default window; ``env.layout.decode`` names the new fie
   of near-equal value it prefers the one whose kept tiles score next.
   **[measured]** The weight (``FOLLOW_UP_WEIGHT`` in
   :mod:`tabletop_rl.envs.qwirkle.follow_ups`) is the one of a screen against the heuristic;
-  a weight of 1 was weaker than none (``docs/results/ppo.md``).
+  a weight of 1 was weaker than none.
 - ``turn_plan``: the same for ending the turn now (``turn_net`` plus 0.4 times the follow-up
   of the tiles laid so far) when the mask allows it; 0 otherwise.
 - ``place_endgame``: ``place_plan``, until the bag is empty in a two-player game. From then on

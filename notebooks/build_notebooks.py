@@ -536,7 +536,7 @@ def train_ppo() -> list[Cell]:
         ## The policies that ship with the package
 
         `ppo:pretrained/<env name>` is the policy of that game's shipped config, trained by
-        `tabletop-rl train configs/<game>_ppo.yaml` (results in `docs/results/ppo.md`); it
+        `tabletop-rl train configs/<game>_ppo.yaml` (results in `docs/results/index.md`); it
         needs no training. It is an agent spec like any other: in the arena, in
         `tabletop-rl play --opponents ppo:pretrained/liniell_v0`, and for `tabletop-rl
         evaluate pretrained/liniell_v0`. Here it plays one game against the strongest

@@ -60,3 +60,14 @@ def test_doctests(module_name: str) -> None:
         pytest.skip(f"{module_name} needs an optional dependency: {exc}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+def test_license_file_is_the_declared_license() -> None:
+    """pyproject.toml declares MIT; the LICENSE file is the MIT text with its holder."""
+    tomllib = pytest.importorskip("tomllib")
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
+    text = (ROOT / "LICENSE").read_text()
+    assert declared == "MIT"
+    assert text.startswith("MIT License\n")
+    assert "Copyright (c) 2026 tabletop-rl contributors" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text

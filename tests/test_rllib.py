@@ -28,8 +28,8 @@ from tabletop_rl.envs import available_envs  # noqa: E402
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
-library_block = importlib.import_module("readme_blocks").library_block
-README_TITLE = "RLlib on Ray, and the arena on a cluster"
+readme_blocks = importlib.import_module("readme_blocks")
+library_block, page_blocks = readme_blocks.library_block, readme_blocks.page_blocks
 
 
 @pytest.mark.parametrize("name", available_envs())
@@ -106,11 +106,13 @@ def test_training_checkpoint_plays_in_the_arena_on_ray(tmp_path: Path) -> None:
 
 
 def test_readme_rllib_snippets(capsys: pytest.CaptureFixture[str]) -> None:
-    """The README's Python snippet runs; its commands parse with the real command lines."""
+    """The README's Python snippet runs; the integrations page's commands parse with the real
+    command lines."""
     torch.set_num_threads(1)
-    exec(compile(library_block(README_TITLE), "README: RLlib", "exec"), {})
+    exec(compile(library_block("RLlib"), "README: RLlib", "exec"), {})
     assert "env steps" in capsys.readouterr().out
-    commands = [shlex.split(line) for line in library_block(README_TITLE, "bash").splitlines()]
+    (bash,) = page_blocks("RLlib", "bash")
+    commands = [shlex.split(line) for line in bash.splitlines()]
     assert commands[0][:3] == ["python", "-m", "tabletop_rl.baselines.rllib"]
     args = rllib.build_parser().parse_args(commands[0][3:])
     assert args.env == "liniell_v0" and args.out is not None

@@ -1,6 +1,6 @@
 """SB3-contrib's MaskablePPO on the single-agent wrapper: the README's "other libraries" example.
 
-Runs the functions of ``docs/sb3_example.py`` (the documented example itself) with a few
+Runs the functions of ``examples/sb3_example.py`` (the documented example itself) with a few
 hundred steps. Needs the ``sb3`` extra; without it these tests are skipped.
 """
 
@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 from tabletop_rl.envs import available_envs  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "sb3_example.py"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sb3_example.py"
 
 
 def _example() -> Any:

@@ -168,7 +168,7 @@ class QwirkleCardsHeuristicAgent(SeededAgent):
         a line lacks, at most :attr:`max_missing_charged`): a hand of their size drawn from
         ``view.unseen`` (the cards we keep are out of their reach). The one estimate of the
         risk term; a variant that estimates otherwise overrides it
-        (``docs/results/opponent_hand.py``)."""
+        (``research/opponent_hand.py``)."""
         unseen = view.unseen
         opp_hand = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
         return _holds_all(tuple(sorted(unseen[k] for k in missing)), sum(unseen), opp_hand)

@@ -193,7 +193,7 @@ class QwirkleHeuristicAgent(SeededAgent):
         """The chance that the next player's hand holds every kind of ``missing`` (the tiles
         a line of four or five lacks): a hand of their size drawn from ``view.unseen``. The
         one estimate of the risk; a variant that estimates otherwise overrides it
-        (``docs/results/opponent_hand.py``)."""
+        (``research/opponent_hand.py``)."""
         unseen = view.unseen
         opp_hand = view.hand_sizes[(view.player + 1) % len(view.hand_sizes)]
         return holds_all(tuple(unseen[t] for t in missing), sum(unseen), opp_hand)

@@ -10,14 +10,14 @@ every learner decision is labelled with the actions the teacher rates best in th
 
 The distillation loss is minus the log-probability the student gives the teacher's best
 actions *together*. A scripted agent breaks ties between equally valued actions at random
-(the Liniell heuristic does so at 41% of its decisions, ``docs/results/teacher_ties.py``), so
+(the Liniell heuristic does so at 41% of its decisions, ``research/teacher_ties.py``), so
 a single drawn action would be a noisy label: the student would be pushed towards whichever
 tie was drawn and away from the others. The paper's cross-entropy to the teacher's policy
 would ask the student to spread evenly over the ties; this loss lets it settle on any of
 them, which is all that matters to a player taking its most probable action, as long as
 it settles: spread over several of them, each may hold less probability than one rival
 action, which such a player then takes (the shipped Qwirkle policy does so at 33 of the
-1,037 placements of 20 of the heuristic's games, ``docs/results/feature_choice.py``).
+1,037 placements of 20 of the heuristic's games, ``research/feature_choice.py``).
 ``teacher_target: likeliest`` raises only the one of them the student already rates
 highest, so it settles on one.
 

@@ -16,7 +16,7 @@ cannot see: nothing is hidden any more, and the rest of the game may be searched
 
 Every move is one whose cells lie in the board window, as in the other searched features.
 The features (``place_endgame``, ``turn_endgame``, :mod:`.best_turns`) carry it, and in
-``docs/results/qwirkle_teachers.py`` the plan teacher searching so from the empty bag on won
+``research/qwirkle_teachers.py`` the plan teacher searching so from the empty bag on won
 0.569 of 1,000 paired games against the heuristic, where the plan teacher won 0.548.
 
 Two implementations give the same numbers:

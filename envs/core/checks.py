@@ -65,6 +65,31 @@ def check_rng(rng: object) -> np.random.Generator:
     return rng
 
 
+def bounded_int(digits: str, limit: int) -> int | None:
+    """The number written as ``digits`` (decimal digits, as a notation's pattern matched them)
+    if it is below ``limit``, else None. A number longer than ``limit`` is refused on its
+    length and never converted: ``int()`` refuses text of more than 4300 digits, and what a
+    parser does with a number must not grow with it.
+
+    >>> bounded_int("3", 4), bounded_int("004", 4), bounded_int("9" * 5000, 4)
+    (3, None, None)
+    """
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(limit)):
+        return None
+    value = int(digits)
+    return value if value < limit else None
+
+
+def brief_number(digits: str) -> str:
+    """A number from a text for a message: as written, or its start and its length if long.
+
+    >>> brief_number("12"), brief_number("9" * 5000)
+    ('12', '99999999999999999999... (5000 digits)')
+    """
+    return digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits)} digits)"
+
+
 def brief_repr(value: object, limit: int = 40) -> str:
     """``repr(value)`` for a message, cut to about ``limit`` characters: a huge int or a long
     text from the input stays one short line (and an int too long for ``repr`` is named by
@@ -84,4 +109,4 @@ def brief_repr(value: object, limit: int = 40) -> str:
     return f"{text[: limit - 6]}...{size}"
 
 
-__all__ = ["brief_repr", "check_int", "check_rng", "check_seed"]
+__all__ = ["bounded_int", "brief_number", "brief_repr", "check_int", "check_rng", "check_seed"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.checks import brief_repr
+from ..core.checks import bounded_int, brief_number, brief_repr
 from ..errors import NotationError
 from ..notation import require_text
 from .board import IN_SUPPLY, MAX_PLAYERS, MIN_PLAYERS, PAWNS_PER_PLAYER, Board
@@ -37,21 +37,6 @@ from .tileset import SQUARE, TileSet, load_tile_set
 
 _TILE_RE = re.compile(r"^([A-Za-z0-9_]+)(?::([0-3]))?$")
 _PAWN_RE = re.compile(r"^([0-9]+)@([0-9]+),([0-9]+):([NESWnesw])$")
-
-
-def _bounded(digits: str, limit: int) -> int | None:
-    """The number written as ``digits`` (ASCII) if it is below ``limit``, else None; a long
-    number is refused on its length, never converted."""
-    digits = digits.lstrip("0") or "0"
-    if len(digits) > len(str(limit)):
-        return None
-    value = int(digits)
-    return value if value < limit else None
-
-
-def _number(digits: str) -> str:
-    """A number of the text for a message: as written, or its start and length if long."""
-    return digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits)} digits)"
 
 
 def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
@@ -74,7 +59,7 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
         if low.startswith("players:"):
             value = line.split(":", 1)[1].strip()
             count = (
-                _bounded(value, MAX_PLAYERS + 1) if value.isascii() and value.isdigit() else None
+                bounded_int(value, MAX_PLAYERS + 1) if value.isascii() and value.isdigit() else None
             )
             if count is None or count < MIN_PLAYERS:
                 raise NotationError(
@@ -110,13 +95,14 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
             raise NotationError(
                 f"cannot read pawn {brief_repr(tok)}; write PLAYER@ROW,COL:PORT, e.g. 0@1,2:N"
             )
-        player = _bounded(m.group(1), MAX_PLAYERS)
+        player = bounded_int(m.group(1), MAX_PLAYERS)
         if player is None:
             raise NotationError(
-                f"pawn {brief_repr(tok)}: player {_number(m.group(1))} is not allowed; players "
-                f"are numbered 0 to {MAX_PLAYERS - 1} ({MIN_PLAYERS} to {MAX_PLAYERS} players)"
+                f"pawn {brief_repr(tok)}: player {brief_number(m.group(1))} is not allowed; "
+                f"players are numbered 0 to {MAX_PLAYERS - 1} ({MIN_PLAYERS} to {MAX_PLAYERS} "
+                "players)"
             )
-        r, c = _bounded(m.group(2), height), _bounded(m.group(3), width)
+        r, c = bounded_int(m.group(2), height), bounded_int(m.group(3), width)
         if r is None or c is None:
             raise NotationError(
                 f"pawn {brief_repr(tok)} stands on no tile: the grid has rows 0 to {height - 1} "

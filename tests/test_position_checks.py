@@ -154,9 +154,9 @@ def test_qwirkle_hands_with_four_copies_are_refused() -> None:
     # used to fail inside the bag's construction with "list.remove(x): x not in list"
     with pytest.raises(ConfigError, match=r"more than 3 copies of Ro \(4\)"):
         GameState(2, np.random.default_rng(0), hands=[["Ro", "Ro"], ["Ro", "Ro"]])
-    board = Board.from_text("Ro .. Ro\n.. .. ..\nRo .. Bx")
+    board = Board.from_text("Ro Rx")
     with pytest.raises(ConfigError, match=r"Ro \(4\)"):
-        GameState(2, np.random.default_rng(0), hands=[["Ro"], ["Bx"]], board=board)
+        GameState(2, np.random.default_rng(0), hands=[["Ro", "Ro"], ["Ro"]], board=board)
 
 
 def test_qwirkle_hand_sizes_are_checked() -> None:

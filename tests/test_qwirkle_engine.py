@@ -23,15 +23,18 @@ def tiles(codes: str) -> list[int]:
 
 
 # ------------------------------------------------------------------ seed examples
+# The seeds show only the lines a move scores; a board is one connected group of tiles, so
+# each example's board adds tiles that join those lines without touching any line the move
+# forms (column 1 and row 5 below, for instance).
 def test_seed_000_twelve_is_five_plus_three_plus_four() -> None:
     board = Board.from_text(
         """
         .. .. Bd .. ..
-        .. .. Gd .. ..
+        .. Gx Gd .. ..
         Ro Rx .. .. ..
-        .. .. .. Bs ..
-        .. .. .. Gs ..
-        .. .. .. Ys ..
+        .. Bx .. Bs ..
+        .. Ox .. Gs ..
+        .. Yx Yd Ys ..
         """
     )
     move = [(2, 2, "Rd"), (2, 3, "Rs"), (2, 4, "Rt")]
@@ -43,7 +46,7 @@ def test_seed_000_twelve_is_five_plus_three_plus_four() -> None:
 def test_seed_001_yellow_circle_scores_two_plus_two() -> None:
     board = Board.from_text(
         """
-        .. Yx
+        Bx Yx
         Bo ..
         """
     )
@@ -53,10 +56,10 @@ def test_seed_001_yellow_circle_scores_two_plus_two() -> None:
 def test_seed_001_seventeen_is_diamonds_stars_and_a_qwirkle() -> None:
     board = Board.from_text(
         """
-        .. .. .. .. Bd ..
-        .. .. .. .. Gd ..
-        Ro Rx Rs Rc .. ..
-        .. .. .. .. .. Yt
+        .. .. .. .. Bd Bs Bc ..
+        .. .. .. Gc Gd .. Pc Px
+        Ro Rx Rs Rc .. .. .. Ox
+        .. .. .. .. .. Yt Yo Yx
         """
     )
     assert board.score([(2, 4, "Rd"), (2, 5, "Rt")]) == 3 + 2 + 12 == 17
@@ -70,11 +73,11 @@ def test_gap_between_placed_tiles_is_illegal() -> None:
 
 
 def test_laid_tiles_may_fill_the_gap_and_a_gap_separates_lines() -> None:
-    board = Board.from_text("Ro .. Rd Rs")
+    board = Board.from_text("Ro .. Rd Rs\nBo .. Yd ..\nGo Gx Gd ..")
     assert board.score([(0, 1, "Rx")]) == 4
     assert board.score([(0, 1, "Rx"), (0, 4, "Rt")]) == 5
     # two red circles may lie in one row when a gap separates them ...
-    separated = Board.from_text("Ro Rx .. Ro")
+    separated = Board.from_text("Ro Rx .. Ro\nPo .. .. Yo\nOo Yo Go Bo")
     # ... but closing the gap would join them into one line
     with pytest.raises(IllegalMoveError, match="line would hold two Ro"):
         separated.score([(0, 2, "Rd")])
@@ -90,7 +93,7 @@ def test_invalid_cross_line() -> None:
     board = Board.from_text(
         """
         Ro Rx ..
-        .. .. Bs
+        .. Bx Bs
         """
     )
     assert board.explain([(0, 2, "Rd")]) == "line would mix colours and shapes: Rd Bs (column 2)"
@@ -101,7 +104,7 @@ def test_double_qwirkle_earns_both_bonuses() -> None:
     board = Board.from_text(
         """
         Ro Rx Rd Rs Rt ..
-        .. .. .. .. .. Oc
+        .. .. .. .. Ot Oc
         .. .. .. .. .. Yc
         .. .. .. .. .. Gc
         .. .. .. .. .. Bc

@@ -32,7 +32,7 @@ def tiles(codes: str) -> list[int]:
 def test_generator_finds_gap_bridging_and_left_upward_extensions() -> None:
     board = Board.from_text(
         """
-        .. Bx .. ..
+        .. Bx Bd Bs
         Ro Rx .. Rs
         .. .. .. ..
         """
@@ -48,7 +48,7 @@ def test_generator_finds_gap_bridging_and_left_upward_extensions() -> None:
 
 
 def test_every_prefix_of_a_generated_move_is_legal() -> None:
-    board = Board.from_text("Ro Rx .. Rs\n.. Ox .. ..")
+    board = Board.from_text("Ro Rx .. Rs\n.. Ox .. Gs\n.. Bx Bo Bs")
     for move in legal_moves(board, tiles("Rd Rt Rc Yx Oo Od")):
         for k in range(1, len(move) + 1):
             assert board.is_legal(move[:k]), move
@@ -65,7 +65,7 @@ def test_generator_matches_brute_force(seed: int, turns: int) -> None:
 
 
 def test_generator_with_a_qwirkle_hand_matches_brute_force() -> None:
-    board = Board.from_text("Ro Bo .. Go\n.. Bx .. ..")
+    board = Board.from_text("Ro Bo .. Go\n.. Bx .. Gd\n.. Bs Ys Gs")
     hand = tiles("Yo Oo Po Rx Bo Pc")
     assert as_sets(legal_moves(board, hand)) == oracle_moves(board, hand)
 

@@ -26,6 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import ActionOutOfRangeError, ConfigError, IllegalActionError
+from .checks import check_seed
 from .features import observation_version
 from .game_info import GameInfo
 from .model import GameModel, Outcome, StepResult
@@ -181,7 +182,7 @@ class TabletopAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(check_seed(seed))
         self.load_state(self.model.new_state(self._rng))
 
     def load_state(self, state: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
+from .checks import check_int, check_seed
 
 REWARDS = ("win", "score")
 """Reward modes of the batched API."""
@@ -25,14 +26,12 @@ def check_batch_options(
     >>> check_batch_options(256, 0, 1, "win")
     (256, 0, 1)
     """
-    for name, value, low in (("num_envs", num_envs, 1), ("seed", seed, 0), ("threads", threads, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-            raise ConfigError(f"{name}={value!r} is not allowed; allowed: an int >= {low}")
-    if threads > MAX_THREADS:
-        raise ConfigError(f"threads={threads} is not allowed; allowed: 1 to {MAX_THREADS}")
+    num_envs = check_int("num_envs", num_envs, 1)
+    seed = check_seed(seed)
+    threads = check_int("threads", threads, 1, MAX_THREADS)
     if reward not in REWARDS:
         raise ConfigError(f"reward={reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
-    return int(num_envs), int(seed), int(threads)
+    return num_envs, seed, threads
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .aec import TabletopAECEnv
+from .checks import check_seed
 
 WAIT_ACTION = 0
 """The one action a waiting seat's mask allows; it is ignored."""
@@ -95,7 +96,7 @@ class SelfPlayGames:
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game afresh; returns every slot's observation and mask."""
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(None if seed is None else check_seed(seed))
         for game in self.games:
             game.reset(seed=int(self._rng.integers(2**31)))
         obs = np.stack([self._observe(g) for g in range(self.num_games)]).reshape(

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..errors import ConfigError, IllegalActionError
 from .aec import TabletopAECEnv
+from .checks import check_seed
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
 
@@ -158,7 +159,7 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else check_seed(seed))
         rng = self.np_random
         if self._fixed_seat is None:
             self.learner_seat = int(rng.integers(self.env.num_players))

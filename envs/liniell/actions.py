@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from ..core.checks import bounded_int, brief_number
 from ..core.model import ActionCodec
 from ..errors import NotationError
 from .board import NUM_CELLS, WINDOW
@@ -119,11 +120,15 @@ class LiniellCodec(ActionCodec[Any, LiniellAction]):
             return SKIP
         m = _LAY.match(text)
         if m:
-            row, col, rot = int(m[1]), int(m[2]), int(m[3] or 0)
-            if not (0 <= row < WINDOW and 0 <= col < WINDOW):
-                raise NotationError(f"cell {row},{col} is outside the window (0 to {WINDOW - 1})")
-            if rot > 3:
-                raise NotationError(f"rotation r{rot} does not exist; use r0 to r3")
+            row, col = bounded_int(m[1], WINDOW), bounded_int(m[2], WINDOW)
+            if row is None or col is None:
+                raise NotationError(
+                    f"cell {brief_number(m[1])},{brief_number(m[2])} is outside the window "
+                    f"(0 to {WINDOW - 1})"
+                )
+            rot = bounded_int(m[3] or "0", 4)
+            if rot is None:
+                raise NotationError(f"rotation r{brief_number(m[3])} does not exist; use r0 to r3")
             return self.encode(Lay(row, col, rot))
         m = _OCCUPY.match(text)
         if m:

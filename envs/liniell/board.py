@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import IllegalMoveError
+from ..core.model import check_num_players
+from ..errors import ConfigError, IllegalMoveError
 from .grid import CENTRE_CELL, NEIGHBOUR, NUM_CELLS, WINDOW
 from .lines import LineSet
 from .scoring import PlayerScore, RouteScore, score_line
@@ -38,6 +39,9 @@ from .tileset import SQUARE, TileSet
 #: Pawn slot value of a pawn in its owner's supply.
 IN_SUPPLY = -1
 PAWNS_PER_PLAYER = 2
+#: Players in a game (rules reference, "Material").
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,12 @@ class Board:
     )
 
     def __init__(self, tile_set: TileSet, num_players: int = 2) -> None:
+        if not isinstance(tile_set, TileSet):
+            raise ConfigError(
+                f"tile_set must be a TileSet (load_tile_set(name)), got {type(tile_set).__name__}"
+            )
         self.tile_set = tile_set
-        self.num_players = num_players
+        self.num_players = check_num_players("Liniell", num_players, MIN_PLAYERS, MAX_PLAYERS)
         self.cell_kind: list[int] = [-1] * NUM_CELLS
         self.cell_orient: list[Orientation | None] = [None] * NUM_CELLS
         self.lines = LineSet(NUM_CELLS * 4)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .board import MAX_PLAYERS
 from .grid import CENTRE_CELL, NEIGHBOUR, NUM_CELLS, WINDOW
 from .tiles import PORT_DELTA
 from .tileset import NUM_TILES, TileSet
@@ -25,7 +26,6 @@ NUM_LAY = NUM_PIECES
 OCCUPY_ACTION = NUM_LAY
 SKIP_ACTION = OCCUPY_ACTION + 12
 NUM_ACTIONS = SKIP_ACTION + 1
-MAX_PLAYERS = 4
 HISTORY = 64
 """Actions remembered per game (at most 48 are played: 16 turns of up to 3 steps)."""
 

@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.checks import check_rng
 from ..errors import ConfigError, IllegalMoveError, InvariantError
 from .board import IN_SUPPLY, WINDOW, Board, Join
 from .notation import to_text
@@ -131,9 +132,11 @@ class Game:
         tile_set: str | Path | TileSet = "default",
     ) -> Game:
         """A new game: shuffled stack and random starting player, both from ``rng``."""
+        rng = check_rng(rng)
         ts = load_tile_set(tile_set)
+        board = Board(ts, num_players)  # checks the player count before any dealing
         stack = [int(k) for k in rng.permutation(ts.stack())]
-        return cls(Board(ts, num_players), stack, int(rng.integers(num_players)))
+        return cls(board, stack, int(rng.integers(num_players)))
 
     @classmethod
     def from_board(cls, board: Board, stack: list[str], current: int = 0) -> Game:

@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import re
 
+from ..core.checks import bounded_int, brief_number, brief_repr
 from ..errors import NotationError
 from ..notation import require_text
-from .board import IN_SUPPLY, PAWNS_PER_PLAYER, Board
+from .board import IN_SUPPLY, MAX_PLAYERS, MIN_PLAYERS, PAWNS_PER_PLAYER, Board
 from .grid import CENTRE, WINDOW
 from .position import board_problem
 from .tiles import Port
 from .tileset import SQUARE, TileSet, load_tile_set
 
 _TILE_RE = re.compile(r"^([A-Za-z0-9_]+)(?::([0-3]))?$")
-_PAWN_RE = re.compile(r"^(\d+)@(\d+),(\d+):([NESWnesw])$")
+_PAWN_RE = re.compile(r"^([0-9]+)@([0-9]+),([0-9]+):([NESWnesw])$")
 
 
 def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
@@ -57,9 +58,15 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
         low = line.lower()
         if low.startswith("players:"):
             value = line.split(":", 1)[1].strip()
-            if not value.isdigit() or not 2 <= int(value) <= 4:
-                raise NotationError(f"'players:' needs a number from 2 to 4, got {value!r}")
-            players = int(value)
+            count = (
+                bounded_int(value, MAX_PLAYERS + 1) if value.isascii() and value.isdigit() else None
+            )
+            if count is None or count < MIN_PLAYERS:
+                raise NotationError(
+                    f"'players:' needs a number from {MIN_PLAYERS} to {MAX_PLAYERS}, got "
+                    f"{brief_repr(value)}"
+                )
+            players = count
         elif low.startswith("pawns:"):
             pawn_tokens.extend(line.split(":", 1)[1].split())
         else:
@@ -86,14 +93,32 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
         m = _PAWN_RE.match(tok)
         if m is None:
             raise NotationError(
-                f"cannot read pawn {tok!r}; write PLAYER@ROW,COL:PORT, e.g. 0@1,2:N"
+                f"cannot read pawn {brief_repr(tok)}; write PLAYER@ROW,COL:PORT, e.g. 0@1,2:N"
             )
-        pawns.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), Port[m.group(4).upper()]))
+        player = bounded_int(m.group(1), MAX_PLAYERS)
+        if player is None:
+            raise NotationError(
+                f"pawn {brief_repr(tok)}: player {brief_number(m.group(1))} is not allowed; "
+                f"players are numbered 0 to {MAX_PLAYERS - 1} ({MIN_PLAYERS} to {MAX_PLAYERS} "
+                "players)"
+            )
+        r, c = bounded_int(m.group(2), height), bounded_int(m.group(3), width)
+        if r is None or c is None:
+            raise NotationError(
+                f"pawn {brief_repr(tok)} stands on no tile: the grid has rows 0 to {height - 1} "
+                f"and columns 0 to {width - 1}"
+            )
+        if rows[r][c] == ".":
+            raise NotationError(f"pawn {tok!r} stands on no tile: cell {r},{c} is empty ('.')")
+        pawns.append((player, r, c, Port[m.group(4).upper()]))
     needed = max((p[0] for p in pawns), default=0) + 1
     if players is None:
         players = max(2, needed)
     elif needed > players:
-        raise NotationError(f"a pawn of player {needed - 1} but the position has {players} players")
+        raise NotationError(
+            f"a pawn of player {needed - 1} but the position has {players} players; their "
+            f"pawns are numbered 0 to {players - 1}"
+        )
     board = Board(ts, players)
     # the laid area's bottom-right corner goes to the middle cell, so every 4 x 4 square
     # around the laid area lies inside the window (empty rows or columns around it are fine)
@@ -127,8 +152,6 @@ def from_text(text: str, tile_set: str | TileSet = "default") -> Board:
     occupied: dict[int, str] = {}
     for player, r, c, port in pawns:
         tok = f"{player}@{r},{c}:{port.name}"
-        if not (0 <= r < height and 0 <= c < width) or rows[r][c] == ".":
-            raise NotationError(f"pawn {tok} stands on no tile")
         piece = board.piece((r0 + r) * WINDOW + c0 + c, port)
         root = board.line(piece)
         if root in occupied:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..core.checks import bounded_int, brief_number
 from ..core.model import ActionCodec
 from ..errors import NotationError
 from .tiles import HAND_SIZE, parse_tile, tile_name
@@ -159,10 +160,14 @@ class QwirkleCodec(ActionCodec["QwirkleState", QwirkleAction]):
             raise NotationError(
                 f"{words[0]!r} is not a placement; write tile@row,col such as Rs@3,4"
             )
-        row, col = int(m[2]), int(m[3])
-        if not (0 <= row < self.window and 0 <= col < self.window):
+        row, col = (
+            None if digits.startswith("-") else bounded_int(digits, self.window)
+            for digits in (m[2], m[3])
+        )
+        if row is None or col is None:
             raise NotationError(
-                f"cell {row},{col} is outside the board window (0 to {self.window - 1})"
+                f"cell {brief_number(m[2])},{brief_number(m[3])} is outside the board window "
+                f"(0 to {self.window - 1})"
             )
         return self.encode(Place(take(m[1]), row, col))
 

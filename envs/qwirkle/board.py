@@ -30,6 +30,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
+import numpy as np
+
+from ..core.checks import brief_repr
 from ..errors import IllegalMoveError, NotationError
 from ..notation import require_text
 from .tiles import (
@@ -38,6 +41,7 @@ from .tiles import (
     COPIES,
     NUM_COLOURS,
     NUM_SHAPES,
+    NUM_TILES,
     SHAPE_MASKS,
     Tile,
     format_tiles,
@@ -102,14 +106,37 @@ def line_problem(line: Sequence[Tile]) -> str | None:
     return None
 
 
+def _coordinate(value: object, what: str, where: object) -> int:
+    """``value`` as a row or column number: an int (Python or numpy, not a bool)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise NotationError(
+            f"{what} {brief_repr(value)} of {brief_repr(where)} is not allowed; rows and "
+            "columns are whole numbers (int)"
+        )
+    return int(value)
+
+
 def normalise_move(move: Iterable[Sequence]) -> Move:
-    """A move as a tuple of ``(row, col, tile id)`` (tile codes parsed)."""
+    """A move as a tuple of ``(row, col, tile id)`` (tile codes parsed); a
+    :class:`NotationError` names a placement that is not ``(int, int, tile)``.
+
+    >>> normalise_move([(0, 2, "Rs"), (0, 3, 9)])
+    ((0, 2, 3), (0, 3, 9))
+    >>> normalise_move([("a", 2, "Rx")])
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.NotationError: row 'a' of ('a', 2, 'Rx') is not allowed; rows ...
+    """
+    if isinstance(move, str | bytes) or not isinstance(move, Iterable):
+        raise NotationError(
+            f"a move is a list of placements (row, col, tile), got {type(move).__name__}"
+        )
     out = []
     for item in move:
-        if len(item) != 3:
-            raise NotationError(f"a placement is (row, col, tile), got {item!r}")
+        if isinstance(item, str | bytes) or not isinstance(item, Sequence) or len(item) != 3:
+            raise NotationError(f"a placement is (row, col, tile), got {brief_repr(item)}")
         r, c, t = item
-        out.append((int(r), int(c), parse_tile(t)))
+        out.append((_coordinate(r, "row", item), _coordinate(c, "column", item), parse_tile(t)))
     return tuple(out)
 
 
@@ -181,6 +208,34 @@ def missing_tiles(line: Sequence[Tile]) -> list[Tile]:
     return [c * NUM_SHAPES + shape for c in sorted(set(range(NUM_COLOURS)) - colours)]
 
 
+def _connection_problem(tiles: Mapping[Cell, Tile]) -> str | None:
+    """Why ``tiles`` are not one connected group (None if they are): every move touches a tile
+    already laid, so the tiles of a board always are.
+
+    >>> _connection_problem({(0, 0): 0, (0, 2): 1})
+    'the tiles are not connected: the tile at (0, 2) shares no side with the tile at (0, 0)...'
+    """
+    if not tiles:
+        return None
+    first = next(iter(tiles))
+    seen = {first}
+    todo = [first]
+    while todo:
+        r, c = todo.pop()
+        for cell in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if cell in tiles and cell not in seen:
+                seen.add(cell)
+                todo.append(cell)
+    if len(seen) == len(tiles):
+        return None
+    away = next(cell for cell in tiles if cell not in seen)
+    return (
+        f"the tiles are not connected: the tile at {away} shares no side with the tile at "
+        f"{first}, directly or through other tiles; a board is one connected group, as every "
+        "move touches a tile already laid"
+    )
+
+
 class Board:
     """An unbounded board of tiles, with the mask of fitting tiles kept for every open cell.
 
@@ -195,9 +250,21 @@ class Board:
         self._tiles: dict[Cell, Tile] = {}
         self._anchors: dict[Cell, int] = {}
         self._bounds: tuple[int, int, int, int] | None = None
+        if tiles is not None and not isinstance(tiles, Mapping):
+            raise NotationError(
+                f"tiles: a mapping {{(row, col): tile}}, got {type(tiles).__name__}; "
+                "Board.from_text reads a board written as text"
+            )
         if tiles:
-            for (r, c), t in tiles.items():
-                self._tiles[(int(r), int(c))] = parse_tile(t)
+            if len(tiles) > NUM_TILES:
+                raise NotationError(
+                    f"the board holds {len(tiles)} tiles; the game has {NUM_TILES} in all"
+                )
+            for cell, t in tiles.items():
+                if not isinstance(cell, tuple) or len(cell) != 2:
+                    raise NotationError(f"a board cell is (row, col), got {brief_repr(cell)}")
+                r = _coordinate(cell[0], "row", cell)
+                self._tiles[(r, _coordinate(cell[1], "column", cell))] = parse_tile(t)
             if problem := self._tiles_problem():
                 raise NotationError(problem)
             rows = [r for r, _ in self._tiles]
@@ -213,11 +280,12 @@ class Board:
 
         >>> Board.from_text("").is_empty()
         True
-        >>> Board.from_text("Ro .. Rs")
-        Board.from_text('Ro .. Rs')
+        >>> Board.from_text("Ro .. Rs\\nRx Rd Rt")
+        Board.from_text('Ro .. Rs\\nRx Rd Rt')
 
-        The board must be possible: every row and column a valid line, at most 3 tiles of a
-        kind (a :class:`NotationError` names the problem).
+        The board must be possible: every row the same number of cells, every row and column
+        a valid line, at most 3 tiles of a kind, the tiles one connected group (a
+        :class:`NotationError` names the problem).
         """
         lines = require_text(text, "a Qwirkle board").split("\n")
         while lines and not lines[0].strip():
@@ -225,8 +293,15 @@ class Board:
         while lines and not lines[-1].strip():
             lines.pop()
         tiles: dict[Cell, Tile] = {}
-        for r, line in enumerate(lines):
-            for c, cell in enumerate(line.split()):
+        rows = [line.split() for line in lines]
+        for r, row in enumerate(rows):
+            if len(row) != len(rows[0]):
+                raise NotationError(
+                    f"row {r} has {len(row)} cells but row 0 has {len(rows[0])}; every row has "
+                    "the same number of cells ('..' for an empty one)"
+                )
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
                 if cell == "..":
                     continue
                 try:
@@ -321,7 +396,7 @@ class Board:
         if over:
             t, n = over[0]
             return f"the board holds {n} {tile_name(t)} tiles; the game has {COPIES} of each kind"
-        return None
+        return _connection_problem(tiles)
 
     def problem(self) -> str | None:
         """What is wrong with this board (None: nothing): its tiles (see
@@ -391,6 +466,11 @@ class Board:
         placements = normalise_move(move)
         if not placements:
             raise IllegalMoveError("a move places at least one tile")
+        if len(placements) > QWIRKLE_LENGTH:
+            raise IllegalMoveError(
+                f"a move places at most {QWIRKLE_LENGTH} tiles (they form one line), got "
+                f"{len(placements)}"
+            )
         tiles = self._tiles
         placed: dict[Cell, Tile] = {}
         for r, c, t in placements:
@@ -408,12 +488,14 @@ class Board:
                 "tiles not in one line: all tiles of a move share a row or a column"
             )
         if len(placements) > 1:
+            # walked lazily: the first empty cell ends the walk, so far-apart placements cost
+            # no more than the tiles between them
             if len(rows) == 1:
                 (r,) = rows
-                gaps = [(r, c) for c in range(min(cols), max(cols) + 1)]
+                gaps: Iterator[Cell] = ((r, c) for c in range(min(cols), max(cols) + 1))
             else:
                 (c,) = cols
-                gaps = [(r, c) for r in range(min(rows), max(rows) + 1)]
+                gaps = ((r, c) for r in range(min(rows), max(rows) + 1))
             for cell in gaps:
                 if cell not in placed and cell not in tiles:
                     raise IllegalMoveError(

@@ -46,6 +46,7 @@ from itertools import chain
 
 import numpy as np
 
+from ..core.checks import check_rng
 from ..errors import ConfigError, IllegalMoveError, InvariantError, NotationError
 from .board import QWIRKLE_BONUS, Board, Move, normalise_move
 from .moves import first_turn_moves, format_move, largest_sets, legal_moves, start_number
@@ -138,6 +139,7 @@ class GameState:
             isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
         ):
             raise ConfigError(f"max_turns must be None or a positive int, got {max_turns!r}")
+        check_rng(rng)
         if board is not None and not isinstance(board, Board):
             raise ConfigError(f"board must be a Board (Board.from_text), got {board!r}")
         if hands is None and bag is not None:

@@ -8,10 +8,10 @@ between laid tiles, extensions to the left or upwards, tiles at both ends of a l
 environment's action masks use the same step, :func:`extensions`.
 
 >>> from .board import Board
->>> board = Board.from_text("Ro .. Rd")
+>>> board = Board.from_text("Ro .. Rd\\nRc Rt Ro")
 >>> moves = legal_moves(board, [parse_tile(c) for c in ("Rx", "Rs", "Bo")])
 >>> len(moves)
-65
+81
 >>> for m in sorted(format_move(m) for m in moves if len(m) == 2 and all(r == 0 for r, _, _ in m)):
 ...     print(m)
 (0, -1, Rs) (0, 1, Rx)

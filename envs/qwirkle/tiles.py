@@ -19,6 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import IntEnum
 
+import numpy as np
+
+from ..core.checks import brief_repr
 from ..errors import NotationError
 
 Tile = int
@@ -101,18 +104,20 @@ def parse_tile(code: str | int) -> Tile:
     ...
     tabletop_rl.envs.errors.NotationError: 'Rz' is not a tile: expected a colour letter ...
     """
-    if isinstance(code, int) and not isinstance(code, bool):
+    if isinstance(code, int | np.integer) and not isinstance(code, bool | np.bool_):
         if 0 <= code < NUM_KINDS:
             return int(code)
-        raise NotationError(f"tile id {code} is out of range; allowed: 0 to {NUM_KINDS - 1}")
+        raise NotationError(
+            f"tile id {brief_repr(code)} is out of range; allowed: 0 to {NUM_KINDS - 1}"
+        )
     if isinstance(code, str) and len(code) == 2:
         c = COLOUR_LETTERS.find(code[0].upper())
         s = SHAPE_LETTERS.find(code[1].lower())
         if c >= 0 and s >= 0:
             return 6 * c + s
     raise NotationError(
-        f"{code!r} is not a tile: expected a colour letter R O Y G B P and a shape letter "
-        "o x d s t c, e.g. 'Rs'"
+        f"{brief_repr(code)} is not a tile: expected a colour letter R O Y G B P and a shape "
+        "letter o x d s t c, e.g. 'Rs', or a tile id from 0 to 35"
     )
 
 

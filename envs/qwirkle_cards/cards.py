@@ -28,6 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
+from ..core.checks import brief_repr
 from ..errors import NotationError
 from ..notation import require_text
 from ..qwirkle.tiles import (
@@ -122,6 +125,62 @@ def parse_cards(text: str) -> tuple[int, ...]:
 def format_cards(counts: Sequence[int]) -> str:
     """The cards of a multiset, in kind order, space-separated (``parse_cards`` reads it)."""
     return " ".join(card_name(k) for k in range(NUM_KINDS) for _ in range(int(counts[k])))
+
+
+def counts_problem(counts: object, name: str, lines: bool = False) -> str | None:
+    """Why ``counts`` is not a multiset of cards (or of lines, with ``lines``), or None: it
+    must be 36 counts (12 for lines), each a whole number (an ``int`` or a numpy integer,
+    not a bool or a float) from 0 to 3, as a sequence or a 1-D integer array. The message
+    starts with ``name``, the argument's name.
+
+    >>> counts_problem(parse_cards("Rs Rs"), "hand") is None
+    True
+    >>> counts_problem([0.5] * 36, "cards")
+    'cards: count 0 (Ro) is 0.5, a float; allowed: whole numbers (int) from 0 to 3'
+    >>> counts_problem([0] * 11, "taken", lines=True)
+    'taken: expected 12 counts (one per line), got 11'
+    """
+    size, unit = (NUM_LINES, "line") if lines else (NUM_KINDS, "card kind")
+    if isinstance(counts, np.ndarray):
+        if counts.shape != (size,):
+            return f"{name}: expected {size} counts (one per {unit}), got shape {counts.shape}"
+        if counts.dtype.kind not in "iu":
+            return (
+                f"{name}: counts of dtype {counts.dtype}; allowed: whole numbers (an integer "
+                f"array) from 0 to {COPIES}"
+            )
+        if counts.min() >= 0 and counts.max() <= COPIES:
+            return None
+        values: Sequence = counts.tolist()
+    elif isinstance(counts, str | bytes) or not isinstance(counts, Sequence):
+        return f"{name}: expected {size} counts (one per {unit}), got {type(counts).__name__}"
+    elif len(counts) != size:
+        return f"{name}: expected {size} counts (one per {unit}), got {len(counts)}"
+    else:
+        values = counts
+        for n in values:  # the common case first: plain ints in range
+            if type(n) is not int or not 0 <= n <= COPIES:
+                break
+        else:
+            return None
+    for i, n in enumerate(values):
+        label = line_name(i) if lines else card_name(i)
+        if type(n) is not int and (
+            isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer)
+        ):
+            return (
+                f"{name}: count {i} ({label}) is {brief_repr(n)}, a {type(n).__name__}; "
+                f"allowed: whole numbers (int) from 0 to {COPIES}"
+            )
+        if not 0 <= n <= COPIES:
+            return f"{name}: count {i} ({label}) is {brief_repr(n)}; allowed: 0 to {COPIES}"
+    return None
+
+
+def check_counts(counts: object, name: str, lines: bool = False) -> None:
+    """Raise a :class:`NotationError` with :func:`counts_problem` 's message, if any."""
+    if problem := counts_problem(counts, name, lines):
+        raise NotationError(problem)
 
 
 def kinds_to_counts(kinds: Iterable[int]) -> tuple[int, ...]:

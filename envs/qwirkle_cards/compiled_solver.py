@@ -31,7 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from .cards import NUM_KINDS, NUM_LINES
+from ..errors import NotationError
+from .cards import COPIES, NUM_KINDS, NUM_LINES, card_name, check_counts
 
 KIND_A = np.array([k // 6 for k in range(NUM_KINDS)], dtype=np.int64)
 """Colour line of each kind."""
@@ -461,11 +462,11 @@ _WORK = SearchWork()
 """The scratch memory of the module-level helpers below (single-threaded callers)."""
 
 
-def _counts(values: Sequence[int] | np.ndarray) -> np.ndarray:
-    arr = np.asarray(values, dtype=np.int64)
-    if arr.shape != (NUM_KINDS,):
-        raise ValueError(f"card multisets have {NUM_KINDS} counts, got shape {arr.shape}")
-    return arr
+def _counts(values: Sequence[int] | np.ndarray, name: str) -> np.ndarray:
+    """``values`` as the kernel's int64 array, once :func:`.cards.check_counts` took them (36
+    whole numbers from 0 to 3: floats, bools and negative counts refused, not truncated)."""
+    check_counts(values, name)
+    return np.asarray(values, dtype=np.int64)
 
 
 def find_split_arrays(
@@ -476,12 +477,20 @@ def find_split_arrays(
     """``(total, to_colour)`` of a split of ``fixed`` plus some ``optional`` extras (with
     ``need_extra``, at least one), or None when there is none (the compiled
     :func:`.solver.find_split`)."""
-    fix = _counts(fixed)
-    opt = np.zeros(NUM_KINDS, dtype=np.int64) if optional is None else _counts(optional)
-    if (fix < 0).any() or (opt < 0).any() or (fix + opt > 3).any():
-        k = int(np.flatnonzero((fix < 0) | (opt < 0) | (fix + opt > 3))[0])
-        raise ValueError(
-            f"count of kind {k} is {fix[k]} (+{opt[k]} optional); allowed: 0 to 3 in all"
+    fix = _counts(fixed, "fixed")
+    opt = np.zeros(NUM_KINDS, dtype=np.int64) if optional is None else _counts(optional, "optional")
+    return _split_arrays(fix, opt, need_extra)
+
+
+def _split_arrays(
+    fix: np.ndarray, opt: np.ndarray, need_extra: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`find_split_arrays` on checked int64 counts."""
+    if (fix + opt > COPIES).any():
+        k = int(np.flatnonzero(fix + opt > COPIES)[0])
+        raise NotationError(
+            f"count of kind {k} ({card_name(k)}) is {fix[k]} (+{opt[k]} optional); allowed: 0 "
+            f"to {COPIES} in all"
         )
     total = np.zeros(NUM_KINDS, dtype=np.int64)
     to_colour = np.zeros(NUM_KINDS, dtype=np.int64)
@@ -491,5 +500,13 @@ def find_split_arrays(
 
 
 def is_valid_counts(cards: Sequence[int] | np.ndarray) -> bool:
-    """Whether a multiset of cards (36 counts, each 0 to 3) splits into valid rows."""
-    return find_split_arrays(cards) is not None
+    """Whether a multiset of cards (36 counts, each 0 to 3) splits into valid rows; other
+    counts are a :class:`NotationError` naming the first wrong one.
+
+    >>> is_valid_counts([0.5] * 36)
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.NotationError: cards: count 0 (Ro) is 0.5, a float; allowed: ...
+    """
+    fix = _counts(cards, "cards")
+    return _split_arrays(fix, np.zeros(NUM_KINDS, dtype=np.int64), False) is not None

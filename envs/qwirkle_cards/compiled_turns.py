@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from .cards import NUM_KINDS, NUM_LINES
+from .cards import NUM_KINDS, NUM_LINES, check_counts
 from .compiled_solver import (
     CALLER_ROWS,
     KIND_A,
@@ -300,6 +300,8 @@ class CompiledTurnBuilder:
     """Scratch memory of the search, shared by the builders of one thread."""
 
     def __init__(self, table: Sequence[int], hand: Sequence[int], first_turn: bool = False):
+        check_counts(table, "table")
+        check_counts(hand, "hand")
         self._turn = turn = np.zeros(TURN_SIZE, dtype=np.int64)
         turn[TABLE:HAND] = table
         turn[HAND:PLAYED] = hand

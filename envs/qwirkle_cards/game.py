@@ -43,6 +43,8 @@ from enum import Enum
 
 import numpy as np
 
+from ..core.checks import check_rng
+from ..core.model import check_num_players
 from ..errors import ConfigError, IllegalMoveError, InvariantError
 from .cards import (
     COPIES,
@@ -129,9 +131,8 @@ class QwirkleCardsGame:
             )
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive int, got {max_turns!r}")
-        if not 2 <= num_players <= 4:
-            raise ConfigError(f"num_players={num_players} is not allowed; allowed: 2 to 4")
-        self.rng = rng if rng is not None else np.random.default_rng()
+        check_num_players("Qwirkle Cards", num_players, 2, 4)
+        self.rng = check_rng(rng) if rng is not None else np.random.default_rng()
         if state is None:
             state = self._deal(num_players, end_rule, max_turns)
         else:

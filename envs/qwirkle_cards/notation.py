@@ -35,6 +35,9 @@ True
 
 from __future__ import annotations
 
+import re
+
+from ..core.checks import brief_repr
 from ..errors import NotationError
 from ..notation import require_text
 from .cards import (
@@ -50,6 +53,9 @@ from .game import END_RULES, QwirkleCardsState, Status
 from .position import position_problem
 
 HEADER = "qwirkle_cards v0"
+MAX_DIGITS = 18
+"""The most digits a number of the notation may have (an int64 holds every such number)."""
+_INT_RE = re.compile(r"-?[0-9]+")
 
 
 def _cards(counts: list[int]) -> str:
@@ -85,10 +91,15 @@ def to_text(state: QwirkleCardsState) -> str:
 
 
 def _int(value: str, key: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise NotationError(f"{key}: expected a whole number, got {value!r}") from None
+    """``value`` as an int: ASCII digits with an optional minus sign, at most
+    :data:`MAX_DIGITS` of them (no counter of a game comes near; a longer one is refused
+    unread)."""
+    if not _INT_RE.fullmatch(value) or len(value.lstrip("-")) > MAX_DIGITS:
+        raise NotationError(
+            f"{key}: expected a whole number of at most {MAX_DIGITS} digits, got "
+            f"{brief_repr(value)}"
+        )
+    return int(value)
 
 
 def from_text(text: str) -> QwirkleCardsState:

@@ -8,8 +8,8 @@ of a position the rules can continue from, three callers.
 
 A position may leave cards out (a test position with a short pile); the checks are:
 
-- shapes: a hand and the table are 36 counts, the Qwirkles and the line counts 12, the pile
-  lists kinds 0 to 35; no count is negative;
+- shapes: a hand and the table are 36 counts, the Qwirkles and the line counts 12, each a
+  whole number from 0 to 3 (:func:`.cards.counts_problem`); the pile lists kinds 0 to 35;
 - conservation: at most 3 copies of a kind across the hands, the table, the pile and the
   players' Qwirkles (each Qwirkle holds one card of each kind of its line);
 - hand sizes: at most 9 cards;
@@ -44,7 +44,9 @@ from .cards import (
     LINE_KINDS,
     NUM_KINDS,
     NUM_LINES,
+    TOTAL_CARDS,
     card_name,
+    counts_problem,
     format_cards,
     line_name,
 )
@@ -53,15 +55,6 @@ from .turns import TurnBuilder, largest_sets
 
 if TYPE_CHECKING:
     from .game import QwirkleCardsState
-
-
-def _counts_problem(name: str, counts: object, size: int) -> str | None:
-    if not isinstance(counts, Sequence) or len(counts) != size:
-        return f"{name}: expected {size} counts, got {counts!r}"
-    for i, n in enumerate(counts):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            return f"{name}: count {i} is {n!r}; counts are whole numbers from 0"
-    return None
 
 
 def _lines(counts: Sequence[int]) -> str:
@@ -78,13 +71,19 @@ def position_problem(state: QwirkleCardsState) -> str | None:
     for name, value in (("hands", s.hands), ("qwirkles", s.qwirkles)):
         if not isinstance(value, Sequence) or len(value) != n:
             return f"{name}: expected one entry per player ({n}), got {value!r}"
-    shapes = [(f"hand {p}", h, NUM_KINDS) for p, h in enumerate(s.hands)]
-    shapes += [(f"qwirkles {p}", q, NUM_LINES) for p, q in enumerate(s.qwirkles)]
-    shapes += [("table", s.table, NUM_KINDS), ("played", s.played, NUM_KINDS)]
-    shapes += [("taken", s.taken, NUM_LINES)]
-    for name, counts, size in shapes:
-        if problem := _counts_problem(name, counts, size):
+    shapes = [(f"hand {p}", h, False) for p, h in enumerate(s.hands)]
+    shapes += [(f"qwirkles {p}", q, True) for p, q in enumerate(s.qwirkles)]
+    shapes += [("table", s.table, False), ("played", s.played, False), ("taken", s.taken, True)]
+    for name, counts, lines in shapes:
+        if problem := counts_problem(counts, name, lines):
             return problem
+    if isinstance(s.pile, str | bytes) or not isinstance(s.pile, Sequence):
+        return (
+            f"pile: expected a list of card kinds (0 to {NUM_KINDS - 1}), got "
+            f"{type(s.pile).__name__}"
+        )
+    if len(s.pile) > TOTAL_CARDS:
+        return f"pile: {len(s.pile)} cards; the game has {TOTAL_CARDS}"
     for k in s.pile:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < NUM_KINDS:
             return f"pile: {k!r} is not a card kind; allowed: 0 to {NUM_KINDS - 1}"

@@ -41,7 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import NotationError
-from .cards import KIND_LINES, LINE_KINDS, NUM_KINDS, NUM_LINES, counts_to_kinds
+from .cards import (
+    COPIES,
+    KIND_LINES,
+    LINE_KINDS,
+    NUM_KINDS,
+    NUM_LINES,
+    card_name,
+    check_counts,
+    counts_to_kinds,
+)
 
 _SIGMA_CAP = 9
 """A line count of 9 or more satisfies any multiplicity (at most 3 copies of a kind)."""
@@ -424,15 +433,19 @@ def find_split(
     >>> find_split(parse_cards("Rs Os"), parse_cards("Bd")) is None
     True
     """
-    opt = _NO_OPTIONAL if optional is None else tuple(int(x) for x in optional)
+    check_counts(fixed, "fixed")
     fix = tuple(int(x) for x in fixed)
-    if len(fix) != NUM_KINDS or len(opt) != NUM_KINDS:
-        raise ValueError(f"card multisets have {NUM_KINDS} counts, got {len(fix)} and {len(opt)}")
-    for k in range(NUM_KINDS):
-        if fix[k] < 0 or opt[k] < 0 or fix[k] + opt[k] > 3:
-            raise ValueError(
-                f"count of kind {k} is {fix[k]} (+{opt[k]} optional); allowed: 0 to 3 in all"
-            )
+    if optional is None:
+        opt = _NO_OPTIONAL
+    else:
+        check_counts(optional, "optional")
+        opt = tuple(int(x) for x in optional)
+        for k in range(NUM_KINDS):
+            if fix[k] + opt[k] > COPIES:
+                raise NotationError(
+                    f"count of kind {k} ({card_name(k)}) is {fix[k]} (+{opt[k]} optional); "
+                    f"allowed: 0 to {COPIES} in all"
+                )
     key = (bytes(fix), bytes(opt))
     try:
         return _CACHE[key]
@@ -565,18 +578,16 @@ def is_valid_table(cards: Sequence[int]) -> bool:
     ...
     tabletop_rl.envs.errors.NotationError: is_valid_table takes 36 card counts ...
     """
-    if isinstance(cards, str | bytes) or any(not isinstance(n, int | np.integer) for n in cards):
+    if isinstance(cards, str | bytes) or (
+        isinstance(cards, Sequence) and any(isinstance(n, str) for n in cards)
+    ):
         raise NotationError(
             "is_valid_table takes 36 card counts (kind 6 * colour + symbol), not card names; "
             f"convert names with parse_cards, e.g. parse_cards('Rd Od Yd'); got {cards!r}"
         )
-    if len(cards) == 0:
+    if isinstance(cards, Sequence | np.ndarray) and len(cards) == 0:
         return True
-    if len(cards) != NUM_KINDS or any(not 0 <= n <= 3 for n in cards):
-        raise NotationError(
-            f"is_valid_table takes {NUM_KINDS} counts (an empty sequence for an empty table), "
-            f"each allowed: 0 to 3; got {len(cards)} counts: {list(cards)!r}"
-        )
+    check_counts(cards, "table")
     return find_split(cards) is not None
 
 

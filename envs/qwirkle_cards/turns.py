@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import ge, le
 
-from .cards import LINE_KINDS, NUM_KINDS, NUM_LINES, format_cards, line_name
+from .cards import LINE_KINDS, NUM_KINDS, NUM_LINES, check_counts, format_cards, line_name
 from .solver import Split, find_split, quick_split, remove_cards, remove_qwirkle
 
 Counts = tuple[int, ...]
@@ -173,6 +173,7 @@ def largest_sets(hand: Sequence[int]) -> tuple[int, list[int]]:
     >>> size, [line_name(L) for L in lines]
     (3, ['R', 's'])
     """
+    check_counts(hand, "hand")
     sizes = [sum(1 for k in LINE_KINDS[L] if hand[k]) for L in range(NUM_LINES)]
     best = max(sizes)
     return best, [L for L in range(NUM_LINES) if sizes[L] == best]
@@ -216,6 +217,8 @@ def legal_turns(
 
     ``first_turn=True`` gives the start turns (the table must be empty).
     """
+    check_counts(table, "table")
+    check_counts(hand, "hand")
     if first_turn:
         return start_turns(hand)
     turns = []
@@ -247,6 +250,8 @@ class TurnBuilder:
     """
 
     def __init__(self, table: Sequence[int], hand: Sequence[int], first_turn: bool = False):
+        check_counts(table, "table")
+        check_counts(hand, "hand")
         self.table: Counts = tuple(table)
         self.hand: Counts = tuple(hand)
         self.first_turn = first_turn

@@ -6,7 +6,7 @@ Every call either succeeds or raises one of the project's errors
 (:class:`~tabletop_rl.envs.errors.TabletopError`), and a call that raises leaves the state it
 was given as it was. The surface: the game models of every game and engine (``new_state``,
 ``step``, ``observe``, ``legal_mask``, ``outcome``, ``public_view``, the codec's ``parse``),
-the PettingZoo environments (``reset`` seeds, ``step``), ``VectorGames`` (``reset`` seeds,
+the PettingZoo environments (``reset`` seeds, ``step``), ``VectorGames`` (seeds,
 ``step`` action arrays), and the text parsers (Qwirkle boards, Liniell positions and their
 scoring, Qwirkle Cards positions).
 
@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabletop_rl.envs import make
-from tabletop_rl.envs.vector import VectorGames
 from tabletop_rl.envs.errors import TabletopError
 from tabletop_rl.envs.liniell.notation import from_text as liniell_from_text
 from tabletop_rl.envs.liniell.scoring import score_position
 from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle_cards.game import QwirkleCardsGame
+from tabletop_rl.envs.vector import VectorGames
 
 GAMES = ("liniell_v0", "qwirkle_v0", "qwirkle_cards_v0")
 ENGINES = ("compiled", "reference")
@@ -193,13 +193,14 @@ def fuzz_env(game: str, seed: Any, actions: list[Any]) -> None:
     actions=st.one_of(junk(), st.lists(st.integers(-5, 10_000), max_size=4).map(np.array)),
 )
 def fuzz_vector(game: str, num_envs: int, seed: Any, actions: Any) -> None:
-    """``VectorGames`` reset with any seed and stepped with any action array."""
-    batch = VectorGames(game, num_envs=num_envs)
-    if not expect_clean(batch.reset, seed):
-        batch.reset(seed=0)
-    before = batch.observation.tobytes()
+    """``VectorGames`` built with any seed and stepped with any action array."""
+    if not expect_clean(VectorGames, game, num_envs, 2, seed):
+        seed = 0
+    batch = VectorGames(game, num_envs=num_envs, num_players=2, seed=seed)
+    out = batch.reset()  # a view of the batch's buffers
+    before = out.observation.tobytes(), out.action_mask.tobytes()
     if not expect_clean(batch.step, actions):
-        assert batch.observation.tobytes() == before
+        assert (out.observation.tobytes(), out.action_mask.tobytes()) == before
 
 
 qwirkle_board = st.lists(

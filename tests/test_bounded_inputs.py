@@ -16,7 +16,7 @@ import pytest
 from tabletop_rl.envs import available_envs, liniell_v0, make, make_single_agent
 from tabletop_rl.envs.core.checks import check_rng, check_seed
 from tabletop_rl.envs.core.self_play import SelfPlayGames
-from tabletop_rl.envs.errors import ConfigError, IllegalMoveError, NotationError
+from tabletop_rl.envs.errors import ArgumentError, ConfigError, IllegalMoveError, NotationError
 from tabletop_rl.envs.liniell import Board as LiniellBoard
 from tabletop_rl.envs.liniell import Game as LiniellGame
 from tabletop_rl.envs.liniell import from_text, load_tile_set, score_position
@@ -188,7 +188,7 @@ def test_rng_must_be_a_generator(rng: object, kind: str) -> None:
     if rng is not None:  # QwirkleCardsGame takes None for a generator of its own
         builds.append(lambda r: QwirkleCardsGame(2, r))
     for build in builds:
-        with pytest.raises(ConfigError) as refused:
+        with pytest.raises(ArgumentError) as refused:
             build(rng)
         assert str(refused.value) == expected
     generator = np.random.default_rng(0)

@@ -291,8 +291,13 @@ def test_small_window_counts_the_moves_it_hides() -> None:
 def test_options_are_checked() -> None:
     with pytest.raises(ConfigError, match="window=40 must be odd"):
         qwirkle_v0.raw_env(window=40, engine="reference")
-    with pytest.raises(ConfigError, match="max_turns=0 is too small"):
+    with pytest.raises(ConfigError, match="max_turns=0 is not allowed; allowed: an int from 1"):
         qwirkle_v0.raw_env(max_turns=0, engine="reference")
+    for engine in ("reference", "compiled"):  # an int64 counter: not a C overflow
+        with pytest.raises(ConfigError, match=r"max_turns=\d+ is not allowed"):
+            qwirkle_v0.raw_env(max_turns=10**20, engine=engine)
+        with pytest.raises(ConfigError, match="window=1001 is not allowed; .* 13 to 217"):
+            qwirkle_v0.raw_env(window=1001, engine=engine)
     env = make("qwirkle_v0", raw=True, window=21)
     assert env.info.num_actions == 6 * 21 * 21 + 65
     assert env.action_layout().size == env.info.num_actions

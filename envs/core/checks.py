@@ -1,7 +1,8 @@
 """The checks of the arguments every game and environment takes: whole numbers in a range,
 seeds and random generators. One definition each, so that a value is refused with the same
-:class:`~tabletop_rl.envs.errors.ConfigError` wherever it is given (a batch's ``seed=``, an
-environment's ``reset(seed=...)``, a game model's ``new_state(rng)``).
+error wherever it is given: a :class:`~tabletop_rl.envs.errors.ConfigError` for a batch's
+``seed=`` or an environment's ``reset(seed=...)``, an
+:class:`~tabletop_rl.envs.errors.ArgumentError` for a game model's ``new_state(rng)``.
 
 >>> check_int("threads", 4, 1, 64)
 4
@@ -21,14 +22,14 @@ True
 >>> check_rng(42)
 Traceback (most recent call last):
 ...
-tabletop_rl.envs.errors.ConfigError: rng must be a numpy.random.Generator ...got int
+tabletop_rl.envs.errors.ArgumentError: rng must be a numpy.random.Generator ...got int
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ArgumentError, ConfigError
 
 
 def check_int(name: str, value: object, low: int, high: int | None = None) -> int:
@@ -55,10 +56,11 @@ def check_seed(seed: object) -> int:
 
 
 def check_rng(rng: object) -> np.random.Generator:
-    """``rng`` itself if it is a ``numpy.random.Generator``; else a :class:`ConfigError`
-    saying how to make one."""
+    """``rng`` itself if it is a ``numpy.random.Generator``; else an :class:`ArgumentError`
+    saying how to make one (every source of randomness in the suite is a seeded generator
+    passed in)."""
     if not isinstance(rng, np.random.Generator):
-        raise ConfigError(
+        raise ArgumentError(
             "rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), got "
             f"{type(rng).__name__}"
         )

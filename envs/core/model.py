@@ -46,6 +46,7 @@ from ..errors import (
     IllegalActionError,
     NotationError,
 )
+from .checks import brief_repr, check_rng
 from .game_info import GameInfo
 from .observation import Field, ObservationLayout
 from .symmetry import Symmetries
@@ -122,24 +123,6 @@ def check_engine(engine: Any) -> str:
     return engine
 
 
-def check_rng(rng: Any) -> np.random.Generator:
-    """``rng`` if it is a ``numpy.random.Generator``, else a clear
-    :class:`~tabletop_rl.envs.errors.ArgumentError` (every source of randomness in the suite
-    is a seeded generator passed in).
-
-    >>> check_rng(42)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    tabletop_rl.envs.errors.ArgumentError: rng must be a numpy.random.Generator (...), got int
-    """
-    if not isinstance(rng, np.random.Generator):
-        raise ArgumentError(
-            "rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
-            f"got {type(rng).__name__}"
-        )
-    return rng
-
-
 def check_num_players(game: str, value: Any, low: int, high: int) -> int:
     """``value`` as a player count for ``game``, or a clear :class:`ConfigError`.
 
@@ -155,7 +138,7 @@ def check_num_players(game: str, value: Any, low: int, high: int) -> int:
         raise ConfigError(f"num_players must be an int, got {type(value).__name__}")
     if not low <= value <= high:
         raise ConfigError(
-            f"num_players={value} is not allowed for {game}; allowed: {low} to {high}"
+            f"num_players={brief_repr(value)} is not allowed for {game}; allowed: {low} to {high}"
         )
     return int(value)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.checks import check_int
 from ..core.game_info import GameInfo
 from ..core.model import Ending, GameModel, Outcome, StepResult, check_num_players, check_rng
 from ..core.observation import Field, ObservationLayout
@@ -195,11 +196,10 @@ class QwirkleModel(GameModel[QwirkleState, QwirkleAction]):
         max_turns: int = DEFAULT_MAX_TURNS,
         window: int = DEFAULT_WINDOW,
     ) -> None:
-        for name, value, low in (("max_turns", max_turns, 1), ("window", window, 13)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise ConfigError(f"{name} must be an int, got {type(value).__name__}")
-            if value < low:
-                raise ConfigError(f"{name}={value} is too small; allowed: {low} or more")
+        # the 108 tiles' laid area spans at most 108 cells each way: a window of 217 cells
+        # centred on any tile holds every board, so none needs to be wider
+        check_int("max_turns", max_turns, 1, 2**31 - 1)
+        check_int("window", window, 13, 2 * NUM_TILES + 1)
         if window % 2 == 0:
             raise ConfigError(f"window={window} must be odd so that it has a centre cell")
         self.num_players = check_num_players("qwirkle_v0", num_players, 2, MAX_PLAYERS)

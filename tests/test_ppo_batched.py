@@ -193,7 +193,9 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path) -> Non
     assert a["collector"]["pool_ids"] == b["collector"]["pool_ids"]
 
 
-def test_a_time_budget_stops_the_run_inside_collection(tmp_path: Path) -> None:
+def test_a_time_budget_stops_the_run_inside_collection(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run_dir = tmp_path / "budget"
     args = [*TINY, "--rollout_steps", "1000000", "--max_minutes", "0.02"]
     start = time.perf_counter()
@@ -201,6 +203,10 @@ def test_a_time_budget_stops_the_run_inside_collection(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 60  # one rollout alone would take many minutes
     state = load_checkpoint(run_dir)
     assert state["update"] == 0 and state["collector"]["kind"] == "batched"
+    # the run says where its outputs are and how to use them
+    err = capsys.readouterr().err
+    assert f"checkpoint: {run_dir / 'checkpoint.pt'}" in err
+    assert f"tabletop-rl evaluate {run_dir}" in err and f"ppo:{run_dir}" in err
 
 
 def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:

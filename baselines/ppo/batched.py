@@ -115,6 +115,8 @@ class BatchedCollector(SelfPlayCollector):
         self.p_logp = np.zeros((n, p), dtype=np.float32)
         self.p_value = np.zeros((n, p), dtype=np.float32)
         self.p_reward = np.zeros((n, p), dtype=np.float64)
+        self._obs_buf = np.zeros((0, self.p_obs.shape[2]), dtype=np.float32)
+        self._mask_buf = np.zeros((0, games.num_actions), dtype=np.int8)
         self.res = games.reset()
         for i in range(n):
             self._new_game(i)
@@ -173,10 +175,12 @@ class BatchedCollector(SelfPlayCollector):
         # the pending transitions carried over from the last rollout come first
         carried = np.flatnonzero(self.p_has.ravel())
         count = len(carried)
-        obs_rows, mask_rows = (
-            [self.p_obs.reshape(n * p, -1)[carried]],
-            [self.p_mask.reshape(n * p, -1)[carried]],
-        )
+        if len(self._obs_buf) < cap:  # the rollout's rows, kept from one rollout to the next
+            self._obs_buf = np.zeros((cap, self.p_obs.shape[2]), dtype=np.float32)
+            self._mask_buf = np.zeros((cap, self.p_mask.shape[2]), dtype=np.int8)
+        obs_buf, mask_buf = self._obs_buf, self._mask_buf
+        obs_buf[:count] = self.p_obs.reshape(n * p, -1)[carried]
+        mask_buf[:count] = self.p_mask.reshape(n * p, -1)[carried]
         stream[:count] = carried
         action[:count] = self.p_action.ravel()[carried]
         logp[:count] = self.p_logp.ravel()[carried]
@@ -198,13 +202,16 @@ class BatchedCollector(SelfPlayCollector):
                 rows = np.flatnonzero(live & (controller == c))
                 if rows.size == 0:
                     continue
-                net = self.learner if c < 0 else self.pool_nets[c]
-                obs, mask = res.observation[rows], res.action_mask[rows]
-                a, lp, v = policy_step(net, obs, mask, self.gen)
-                actions[rows] = a
-                if c >= 0:
+                if c >= 0:  # a snapshot of the pool: its actions only
+                    obs, mask = res.observation[rows], res.action_mask[rows]
+                    actions[rows] = policy_step(self.pool_nets[c], obs, mask, self.gen)[0]
                     continue
                 idx = np.arange(count, count + rows.size)
+                obs, mask = obs_buf[count : count + rows.size], mask_buf[count : count + rows.size]
+                np.take(res.observation, rows, axis=0, out=obs)
+                np.take(res.action_mask, rows, axis=0, out=mask)
+                a, lp, v = policy_step(self.learner, obs, mask, self.gen)
+                actions[rows] = a
                 prev = last[rows, seat[rows]]
                 waiting = prev >= 0
                 next_value[prev[waiting]] = v[waiting]  # the seat acts again: bootstrap
@@ -212,8 +219,6 @@ class BatchedCollector(SelfPlayCollector):
                 last[rows, seat[rows]] = idx
                 stream[idx] = rows * p + seat[rows]
                 action[idx], logp[idx], value[idx] = a, lp, v
-                obs_rows.append(obs)
-                mask_rows.append(mask)
                 count += rows.size
                 stats.decisions += rows.size
             t1 = time.perf_counter()
@@ -262,8 +267,7 @@ class BatchedCollector(SelfPlayCollector):
         # what is still pending is carried over; the finalised rows go to the update
         self.p_has[:] = last >= 0
         rows = last[self.p_has]
-        obs_all, mask_all = np.concatenate(obs_rows), np.concatenate(mask_rows)
-        self.p_obs[self.p_has], self.p_mask[self.p_has] = obs_all[rows], mask_all[rows]
+        self.p_obs[self.p_has], self.p_mask[self.p_has] = obs_buf[rows], mask_buf[rows]
         self.p_action[self.p_has], self.p_logp[self.p_has] = action[rows], logp[rows]
         self.p_value[self.p_has], self.p_reward[self.p_has] = value[rows], reward[rows]
         self._drop_unused_snapshots()
@@ -274,8 +278,8 @@ class BatchedCollector(SelfPlayCollector):
             same = stream[keep[1:]] == stream[keep[:-1]]
             cont[:-1] = (same & ~over[keep[:-1]]).astype(np.float32)
         batch = Batch(
-            obs=obs_all[keep],
-            masks=mask_all[keep],
+            obs=obs_buf[keep],
+            masks=mask_buf[keep],
             actions=action[keep],
             logps=logp[keep],
             values=value[keep],

@@ -553,7 +553,27 @@ def main(
             file=sys.stderr,
         )
         return 128 + int(getattr(signal, result.stopped_by))
+    print(finished_message(cfg, result), file=sys.stderr)
     return 0
+
+
+def finished_message(cfg: PPOConfig, result: TrainResult) -> str:
+    """Where a finished run's outputs are and how to use them."""
+    run = Path(cfg.run_dir)
+    env = cfg.env
+    return "\n".join(
+        [
+            f"finished at update {result.update}, step {result.global_step:,}; outputs in {run}:",
+            f"  checkpoint: {run / CHECKPOINT_NAME} (continue with --resume and a larger "
+            "total_steps or budget)",
+            f"  logs: {run / 'progress.csv'}, {run / 'eval.csv'}, TensorBoard {run / 'tb'}",
+            f"  evaluate: tabletop-rl evaluate {run} --games 1000",
+            f"  play it: tabletop-rl arena --env {env} --agents ppo:{run} greedy; "
+            f"tabletop-rl play --env {env} --opponents ppo:{run}",
+            f"  learning curve: python -m tabletop_rl.baselines.ppo.plot {run} curve.png",
+            f"  export a small policy file: tabletop-rl export {run} policy.pt",
+        ]
+    )
 
 
 if __name__ == "__main__":

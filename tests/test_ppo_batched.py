@@ -17,7 +17,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.ppo import train  # noqa: E402
+from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
+from tabletop_rl.baselines.ppo import evaluate, export, plot, train  # noqa: E402
+from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.batched import BatchedCollector, slot_path_reason  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint, make_network  # noqa: E402
 from tabletop_rl.baselines.ppo.config import (  # noqa: E402
@@ -191,6 +193,16 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path) -> Non
     for key, tensor in a["model"].items():
         assert torch.equal(tensor, b["model"][key]), key
     assert a["collector"]["pool_ids"] == b["collector"]["pool_ids"]
+
+    # what a run promises works on a batched run too: evaluate, export, the agent, the plot
+    assert evaluate.main([str(killed), "--games", "4", "--opponents", "random"]) == 0
+    assert export.main([str(killed), str(tmp_path / "policy.pt")]) == 0
+    assert plot.main([str(killed), str(tmp_path / "curve.png")]) == 0
+    agent = load_ppo_agent(str(tmp_path / "policy.pt"), "liniell_v0", np.random.default_rng(0))
+    env = make_env("liniell_v0")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs)] == 1
 
 
 def test_a_time_budget_stops_the_run_inside_collection(

@@ -132,10 +132,6 @@ class BatchedCollector(SelfPlayCollector):
         self.ep_return[i] = 0.0
         self.length[i] = 0
 
-    def cpu_time(self) -> float:
-        """CPU seconds of this process (the games are stepped in it)."""
-        return time.process_time()
-
     def shaped(self, rewards: np.ndarray, ended: np.ndarray) -> np.ndarray:
         """The rewards the learner trains on (``relative_reward``, ``reward_scale``,
         ``win_bonus``; as :meth:`SelfPlayCollector.shaped_rewards`) of one batch step."""

@@ -237,5 +237,28 @@ class VectorGames:
         """How the last finished game of slot ``i`` ended (None before any ended)."""
         return self._batch.outcome(i)
 
+    def state_dict(self) -> dict[str, Any]:
+        """Every game's state (numpy arrays and JSON text, no pickled objects), for a
+        checkpoint: :meth:`load_state_dict` on games made with the same arguments continues
+        exactly as these do. The compiled backends only (a :class:`ConfigError` names the
+        game otherwise)."""
+        if self.backend != "compiled":
+            raise ConfigError(
+                f"the batched games of {self.name!r} on the game-model backend cannot save "
+                "their state; only the compiled backends can"
+            )
+        return {"name": self.name, "num_envs": self.num_envs, **self._batch.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a :meth:`state_dict` of games made with the same arguments."""
+        if state.get("name") != self.name or state.get("num_envs") != self.num_envs:
+            raise ConfigError(
+                f"the saved games are {state.get('num_envs')} of {state.get('name')!r}; these "
+                f"are {self.num_envs} of {self.name!r}"
+            )
+        if self.backend != "compiled":
+            raise ConfigError(f"the batched games of {self.name!r} cannot load a state")
+        self._batch.load_state_dict(state)
+
 
 __all__ = ["BatchResult", "ModelBatch", "VectorGames"]

@@ -67,16 +67,22 @@ class PPOConfig:
     max_minutes: float = 0.0
     """Also stop once the run has trained this many wall-clock minutes (0: no limit). Periodic
     evaluations do not count. The schedule still follows ``total_steps``, so a run stopped
-    here and resumed with a larger limit continues as if it had never stopped."""
+    here and resumed with a larger limit continues as if it had never stopped. Checked after
+    every update, and on the compiled batch also at every batch and minibatch step (the run
+    then ends at its last update boundary)."""
     max_cpu_minutes: float = 0.0
     """Also stop once the training process and its rollout workers have used this many CPU
     minutes (0: no limit; evaluations do not count): a budget that does not depend on what else
-    runs on the machine (10 minutes on 2 cores = 20 CPU minutes)."""
+    runs on the machine (10 minutes on 2 cores = 20 CPU minutes). Checked as ``max_minutes``
+    is."""
     num_envs: int = 32
     """Games played side by side; each rollout step asks the networks for one decision in every
     game."""
     num_workers: int = 2
-    """Subprocesses that step the games (0: step them in the training process)."""
+    """Subprocesses that step the games of the slot path and play the evaluations (0: in the
+    training process). Self-play configs (opponents ``self`` and ``pool`` only, no teacher,
+    a game with a compiled batch) step their games on the compiled batch in the training
+    process instead (``baselines/ppo/batched.py``)."""
     rollout_steps: int = 64
     """Decision rounds over all games per update (the batch is about ``num_envs *
     rollout_steps`` decisions, of which the learner's are trained on)."""

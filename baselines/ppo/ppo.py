@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import torch
 from torch import nn
@@ -21,6 +23,7 @@ from torch import nn
 from .config import PPOConfig
 from .distributions import MaskedCategorical
 from .selfplay import Batch
+from .stopping import BudgetSpent
 
 
 def compute_gae(
@@ -61,6 +64,7 @@ def ppo_update(
     cfg: PPOConfig,
     gen: torch.Generator,
     teacher_coef: float = 0.0,
+    should_stop: Callable[[], bool] | None = None,
 ) -> dict[str, float]:
     """Several epochs of clipped-surrogate minibatch updates on ``batch``; the losses and
     diagnostics of the last epoch (approx_kl, clipfrac, entropy, explained variance), and
@@ -75,7 +79,9 @@ def ppo_update(
     the log-probability of the one of them it rates highest. ``teacher_loss`` and
     ``teacher_agreement`` (how often the policy's most probable action is one of the
     teacher's best) are then logged too. The policy-gradient term is weighted by
-    ``cfg.pg_coef``."""
+    ``cfg.pg_coef``. ``should_stop()`` (the run's time budget) is asked before every
+    minibatch step; when it says so, :class:`~.stopping.BudgetSpent` is raised and the update
+    is left unfinished (the caller restores the last update boundary)."""
     advantages, returns = compute_gae(
         batch.rewards,
         batch.values,
@@ -107,6 +113,8 @@ def ppo_update(
     for _epoch in range(cfg.update_epochs):
         order = torch.randperm(n, generator=gen)
         for start in range(0, n, minibatch_size):
+            if should_stop is not None and should_stop():
+                raise BudgetSpent
             mb = order[start : start + minibatch_size]
             logits, new_values = net(b_obs[mb])
             dist = MaskedCategorical(logits, b_masks[mb])

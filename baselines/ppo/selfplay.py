@@ -30,6 +30,7 @@ from torch import nn
 
 from tabletop_rl.envs.core.symmetry import Symmetries
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.vector import VectorGames
 
 from ..env_factory import make_env
 from ..stats import win_credits
@@ -174,7 +175,7 @@ class SelfPlayCollector:
     def __init__(
         self,
         cfg: PPOConfig,
-        vec: VecGames,
+        vec: VecGames | VectorGames,
         learner: nn.Module,
         gen: torch.Generator,
         net_factory: Callable[[], nn.Module],
@@ -192,7 +193,8 @@ class SelfPlayCollector:
         self.pool_ids: list[int] = []
         self.pool_nets: dict[int, nn.Module] = {}
         self.next_pool_id = 0
-        self.slots = [_SlotState() for _ in range(vec.num_slots)]
+        games = vec.num_envs if isinstance(vec, VectorGames) else vec.num_slots
+        self.slots = [_SlotState() for _ in range(games)]
         self.symmetries: Symmetries | None = None
         if cfg.symmetry_augmentation:
             self.symmetries = make_env(cfg.env, **cfg.env_kwargs).symmetries()
@@ -335,6 +337,7 @@ class SelfPlayCollector:
                     s.net_actions.append(int(played[j]))
                     commands[i] = ("act", int(played[j]))
             t1 = time.perf_counter()
+            assert isinstance(self.vec, VecGames)
             reports = self.vec.run(commands)
             t2 = time.perf_counter()
             stats.net_time += t1 - t0
@@ -445,10 +448,27 @@ class SelfPlayCollector:
             "teacher_rng": json.dumps(self.teacher_rng.bit_generator.state),
             "teacher_active": self.teacher_active,
             "slots": slots,
+            **self.pool_state(),
+        }
+
+    def pool_state(self) -> dict[str, Any]:
+        """The opponent pool's part of :meth:`state_dict`."""
+        return {
             "pool_ids": list(self.pool_ids),
             "pool_nets": {k: net.state_dict() for k, net in self.pool_nets.items()},
             "next_pool_id": self.next_pool_id,
         }
+
+    def load_pool_state(self, state: dict[str, Any]) -> None:
+        """Restore the opponent pool from :meth:`pool_state`'s entries of ``state``."""
+        self.pool_ids = list(state["pool_ids"])
+        self.next_pool_id = int(state["next_pool_id"])
+        self.pool_nets = {}
+        for k, sd in state["pool_nets"].items():
+            net = self.net_factory()
+            net.load_state_dict(sd)
+            net.eval()
+            self.pool_nets[int(k)] = net
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`state_dict`, replaying every running game in its slot."""
@@ -458,14 +478,7 @@ class SelfPlayCollector:
         if "teacher_rng" in state:  # absent in checkpoints written before kickstarting
             self.teacher_rng.bit_generator.state = json.loads(state["teacher_rng"])
             self.teacher_active = bool(state["teacher_active"])
-        self.pool_ids = list(state["pool_ids"])
-        self.next_pool_id = int(state["next_pool_id"])
-        self.pool_nets = {}
-        for k, sd in state["pool_nets"].items():
-            net = self.net_factory()
-            net.load_state_dict(sd)
-            net.eval()
-            self.pool_nets[int(k)] = net
+        self.load_pool_state(state)
         commands: list[tuple[str, Any]] = []
         for s, entry in zip(self.slots, state["slots"], strict=True):
             s.net_actions = list(entry["net_actions"])
@@ -493,6 +506,7 @@ class SelfPlayCollector:
                     int(env_seed), int(agent_seed), tuple(controllers), *map(str, teacher)
                 )
                 commands.append(("replay", (s.setup, s.net_actions)))
+        assert isinstance(self.vec, VecGames)
         reports = self.vec.run(commands)
         for s, entry, report in zip(self.slots, state["slots"], reports, strict=True):
             s.report = report

@@ -35,6 +35,11 @@ class TrainingStopped(Exception):
     """Raised inside an interruptible section when a stop was requested."""
 
 
+class BudgetSpent(Exception):
+    """Raised inside collection or the PPO update when the run's time budget is spent: the
+    work since the last update boundary is dropped, and the run ends at that boundary."""
+
+
 class StopRequest:
     """Catches SIGINT and SIGTERM for the duration of a ``with`` block (main thread only)."""
 
@@ -74,4 +79,4 @@ class StopRequest:
             self._interruptible = False
 
 
-__all__ = ["SIGNALS", "StopRequest", "TrainingStopped"]
+__all__ = ["SIGNALS", "BudgetSpent", "StopRequest", "TrainingStopped"]

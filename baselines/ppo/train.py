@@ -4,10 +4,15 @@
 argument is a YAML config (see :mod:`.config`; ``--help`` lists every key), the rest override
 its keys; ``--resume`` continues the run in ``run_dir`` from its last checkpoint.
 
-Each update collects ``rollout_steps`` decision rounds over ``num_envs`` games (stepped by
-``num_workers`` subprocesses), runs the PPO update on the learner's finalised transitions,
-then logs to TensorBoard (``run_dir/tb``) and CSV (``run_dir/progress.csv``; evaluations in
-``run_dir/eval.csv``), adds pool snapshots, evaluates and checkpoints on schedule.
+Each update collects ``rollout_steps`` decision rounds over ``num_envs`` games, runs the
+PPO update on the learner's finalised transitions, then logs to TensorBoard (``run_dir/tb``)
+and CSV (``run_dir/progress.csv``; evaluations in ``run_dir/eval.csv``), adds pool
+snapshots, evaluates and checkpoints on schedule.
+
+Self-play configs (opponents ``self`` and ``pool`` only, no teacher, a game with a compiled
+batch) collect on the compiled batch in the training process (:mod:`.batched`); the others
+on game slots stepped by ``num_workers`` subprocesses (:mod:`.rollout`; :mod:`.batched` says
+why they still need it). A finished run prints where its outputs are and how to use them.
 
 Resuming
 --------
@@ -15,20 +20,23 @@ A checkpoint is written at an update boundary and holds everything the run's fut
 on: network, optimizer, the torch generator (action sampling, minibatch order), the numpy
 generator (game seeds, opponent draws), the opponent pool, and every running game as its
 setup plus the network's actions so far (replayed on resume) with the learner's pending
-transitions. Games are seeded individually and all network decisions are taken in the
-training process, so neither the number of workers nor process scheduling changes the
-results: a run killed and resumed from its checkpoint continues exactly as the uninterrupted
-run (same parameters), given the same torch build and thread count. What remains
-nondeterministic: wall-clock timings (steps per second) and, if ``torch_threads`` differs
-between runs, floating-point summation order; periodic evaluations use their own seeds and do
-not disturb training. TensorBoard events after the checkpoint are appended again on resume
-(the CSV logs are truncated to the checkpoint's update).
+transitions (on the batched path: the compiled games' state itself). Games are seeded
+individually and all network decisions are taken in the training process, so neither the
+number of workers nor process scheduling changes the results: a run killed and resumed from
+its checkpoint continues exactly as the uninterrupted run (same parameters), given the same
+torch build and thread count. What remains nondeterministic: wall-clock timings (steps per
+second) and, if ``torch_threads`` differs between runs, floating-point summation order;
+periodic evaluations use their own seeds and do not disturb training. TensorBoard events
+after the checkpoint are appended again on resume (the CSV logs are truncated to the
+checkpoint's update).
 
 Time budgets
 ------------
 ``max_minutes`` (wall clock) and ``max_cpu_minutes`` (CPU time of the training process and
-its rollout workers) end a run early, after the update that reaches them, with a final
-evaluation and checkpoint. Evaluations are not counted: the ``time`` and ``cpu_time`` columns
+its rollout workers) end a run early, with a final evaluation and checkpoint: on the slot
+path after the update that reaches them; on the batched path within seconds (they are checked
+at every batch step and minibatch step), the update in progress dropped, so the run ends at
+its last update boundary. Evaluations are not counted: the ``time`` and ``cpu_time`` columns
 of ``progress.csv`` are training time, ``eval_time`` the wall time spent evaluating. Both
 budgets may change on ``--resume``: ``--max_minutes 10`` and then ``--resume --max_minutes
 60`` give the 10-minute and the 60-minute policy of one run. So may ``num_workers`` and the
@@ -60,6 +68,7 @@ from tabletop_rl.envs.errors import ConfigError
 from ..agents import agent_names
 from ..arena.agent_specs import check_agent_specs, observation_kwargs, parse_agent_spec
 from ..env_factory import make_env
+from .batched import BatchedCollector, is_batched_state, slot_path_reason
 from .checkpoint import (
     CHECKPOINT_NAME,
     VERSION_KEY,
@@ -84,7 +93,7 @@ from .ppo import ppo_update
 from .progress_bar import Budget, BudgetBar
 from .rollout import VecGames
 from .selfplay import RolloutStats, SelfPlayCollector
-from .stopping import StopRequest, TrainingStopped
+from .stopping import BudgetSpent, StopRequest, TrainingStopped
 
 USAGE = "usage: tabletop-rl train CONFIG.yaml [--resume] [--key value ...]"
 
@@ -276,8 +285,17 @@ def _train(
 
     from torch.utils.tensorboard import SummaryWriter
 
-    vec = VecGames(cfg.env, cfg.env_kwargs, cfg.num_envs, cfg.num_workers)
-    collector = SelfPlayCollector(cfg, vec, net, gen, lambda: make_network(cfg))
+    batched = slot_path_reason(cfg) is None
+    if state is not None:  # a run continues on the path it was collected on
+        batched = is_batched_state(state["collector"])
+    vec: VecGames | None = None
+    collector: SelfPlayCollector
+    if batched:
+        collector = BatchedCollector(cfg, net, gen, lambda: make_network(cfg))
+    else:
+        vec = VecGames(cfg.env, cfg.env_kwargs, cfg.num_envs, cfg.num_workers)
+        collector = SelfPlayCollector(cfg, vec, net, gen, lambda: make_network(cfg))
+    cpu_time = vec.cpu_time if vec is not None else time.process_time
     if state is not None:
         net.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
@@ -292,14 +310,14 @@ def _train(
     eval_log = _CsvLog(run_dir / "eval.csv", EVAL_FIELDS, keep)
     writer = SummaryWriter(str(run_dir / "tb"), purge_step=global_step if state else None)
     start = time.perf_counter()
-    cpu_start = vec.cpu_time()
+    cpu_start = cpu_time()
     eval_wall = eval_cpu = 0.0  # spent on evaluations since this process started
 
     def train_time() -> float:
         return time_before + time.perf_counter() - start - eval_wall
 
     def train_cpu() -> float:
-        return cpu_before + vec.cpu_time() - cpu_start - eval_cpu
+        return cpu_before + cpu_time() - cpu_start - eval_cpu
 
     def budget_spent() -> bool:
         return (0 < cfg.max_minutes * 60 <= train_time()) or (
@@ -337,21 +355,73 @@ def _train(
         bar.write(f"the run has already used its time budget at update {update}; nothing to do")
     last_boundary = state if state is not None else boundary(0.0, 0.0)
     saved_update = update if state is not None else -1
+    # the batched path checks the budget inside collection and the update too
+    within = budget_spent if batched else None
+
+    evaluated = -1  # the update last evaluated
+
+    def evaluate_now() -> None:
+        nonlocal eval_wall, eval_cpu, evaluated
+        evaluated = update
+        eval_start, eval_cpu_start = time.perf_counter(), time.process_time()
+        with stop.interruptible():
+            results = evaluate_against(
+                net,
+                cfg.env,
+                cfg.env_kwargs,
+                cfg.eval_opponents,
+                cfg.eval_games,
+                seed=_seed(cfg, 1000 + update),
+                deterministic=cfg.eval_deterministic,
+                num_workers=cfg.num_workers,
+            )
+        for r in results:
+            writer.add_scalar(f"eval/win_rate_{r.opponent}", r.win_rate, global_step)
+            eval_log.write(
+                {
+                    "update": update,
+                    "global_step": global_step,
+                    "opponent": r.opponent,
+                    "games": r.games,
+                    "win_rate": r.win_rate,
+                    "ci_low": r.ci_low,
+                    "ci_high": r.ci_high,
+                }
+            )
+            row[f"eval_{r.opponent}"] = r.win_rate
+        eval_wall += time.perf_counter() - eval_start
+        eval_cpu += time.process_time() - eval_cpu_start
+        last_boundary["eval_time"] = eval_before + eval_wall
+        if results:
+            bar.write(f"update {update}, step {global_step}:\n{format_results(results)}")
+
     try:
         while global_step < cfg.total_steps and not spent_already:
             lr = cfg.lr * (1.0 - global_step / cfg.total_steps) if cfg.anneal_lr else cfg.lr
             teacher_coef = teacher_weight(cfg, global_step)
             collector.teacher_active = teacher_coef > 0
-            with stop.interruptible():
-                for group in optimizer.param_groups:
-                    group["lr"] = lr
-                t0 = time.perf_counter()
-                batch, stats = collector.collect(cfg.rollout_steps)
-                t1 = time.perf_counter()
-                if len(batch) == 0:
-                    continue
-                losses = ppo_update(net, optimizer, batch, cfg, gen, teacher_coef)
-                t2 = time.perf_counter()
+            try:
+                with stop.interruptible():
+                    for group in optimizer.param_groups:
+                        group["lr"] = lr
+                    t0 = time.perf_counter()
+                    if isinstance(collector, BatchedCollector):
+                        batch, stats = collector.collect(cfg.rollout_steps, within)
+                    else:
+                        batch, stats = collector.collect(cfg.rollout_steps)
+                    t1 = time.perf_counter()
+                    if len(batch) == 0:
+                        continue
+                    losses = ppo_update(net, optimizer, batch, cfg, gen, teacher_coef, within)
+                    t2 = time.perf_counter()
+            except BudgetSpent:  # drop the update in progress: end at the last boundary
+                net.load_state_dict(last_boundary["model"])
+                bar.write(f"time budget spent; the run ends at update {update}")
+                if 0 < update != evaluated:
+                    evaluate_now()  # the final evaluation
+                save_checkpoint(last_boundary, ckpt_file)
+                saved_update = update
+                break
             update += 1
             global_step += len(batch)
             if update % cfg.snapshot_every == 0:
@@ -388,37 +458,7 @@ def _train(
 
             last = global_step >= cfg.total_steps or budget_spent()
             if (cfg.eval_every and update % cfg.eval_every == 0) or last:
-                eval_start, eval_cpu_start = time.perf_counter(), time.process_time()
-                with stop.interruptible():
-                    results = evaluate_against(
-                        net,
-                        cfg.env,
-                        cfg.env_kwargs,
-                        cfg.eval_opponents,
-                        cfg.eval_games,
-                        seed=_seed(cfg, 1000 + update),
-                        deterministic=cfg.eval_deterministic,
-                        num_workers=cfg.num_workers,
-                    )
-                for r in results:
-                    writer.add_scalar(f"eval/win_rate_{r.opponent}", r.win_rate, global_step)
-                    eval_log.write(
-                        {
-                            "update": update,
-                            "global_step": global_step,
-                            "opponent": r.opponent,
-                            "games": r.games,
-                            "win_rate": r.win_rate,
-                            "ci_low": r.ci_low,
-                            "ci_high": r.ci_high,
-                        }
-                    )
-                    row[f"eval_{r.opponent}"] = r.win_rate
-                eval_wall += time.perf_counter() - eval_start
-                eval_cpu += time.process_time() - eval_cpu_start
-                last_boundary["eval_time"] = eval_before + eval_wall
-                if results:
-                    bar.write(f"update {update}, step {global_step}:\n{format_results(results)}")
+                evaluate_now()
             if update % cfg.checkpoint_every == 0 or last or stop.requested:
                 save_checkpoint(last_boundary, ckpt_file)
                 saved_update = update
@@ -431,7 +471,8 @@ def _train(
     finally:
         bar.close()
         writer.close()
-        vec.close()
+        if vec is not None:
+            vec.close()
     if stop.requested is not None and saved_update != int(last_boundary["update"]):
         save_checkpoint(last_boundary, ckpt_file)
     return TrainResult(
@@ -512,7 +553,27 @@ def main(
             file=sys.stderr,
         )
         return 128 + int(getattr(signal, result.stopped_by))
+    print(finished_message(cfg, result), file=sys.stderr)
     return 0
+
+
+def finished_message(cfg: PPOConfig, result: TrainResult) -> str:
+    """Where a finished run's outputs are and how to use them."""
+    run = Path(cfg.run_dir)
+    env = cfg.env
+    return "\n".join(
+        [
+            f"finished at update {result.update}, step {result.global_step:,}; outputs in {run}:",
+            f"  checkpoint: {run / CHECKPOINT_NAME} (continue with --resume and a larger "
+            "total_steps or budget)",
+            f"  logs: {run / 'progress.csv'}, {run / 'eval.csv'}, TensorBoard {run / 'tb'}",
+            f"  evaluate: tabletop-rl evaluate {run} --games 1000",
+            f"  play it: tabletop-rl arena --env {env} --agents ppo:{run} greedy; "
+            f"tabletop-rl play --env {env} --opponents ppo:{run}",
+            f"  learning curve: python -m tabletop_rl.baselines.ppo.plot {run} curve.png",
+            f"  export a small policy file: tabletop-rl export {run} policy.pt",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .checks import check_int, check_seed
+from .model import Ending, Outcome
 
 REWARDS = ("win", "score")
 """Reward modes of the batched API."""
@@ -70,6 +72,49 @@ class BatchBuffers:
     final_observation: np.ndarray
     episode_scores: np.ndarray
 
+    state_fields: tuple[str, ...] = ()
+    """The attributes that hold the batch's games beyond the public buffers (arrays, random
+    generators, lists of generators, generator states or outcomes, flags): what
+    :meth:`state_dict` saves. Empty: the batch cannot save its state."""
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything the batch's future depends on, as ``{"arrays": {name: copy}, "rest":
+        JSON text}`` (no pickled objects): :meth:`load_state_dict` on a batch made with the
+        same arguments makes it continue exactly as this one does."""
+        if not self.state_fields:
+            raise ConfigError(f"{type(self).__name__} cannot save its state")
+        arrays = {f.name: getattr(self, f.name).copy() for f in fields(BatchResult)}
+        rest: dict[str, Any] = {}
+        for name in self.state_fields:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                arrays[name] = value.copy()
+            else:
+                rest[name] = _encode(value)
+        return {"arrays": arrays, "rest": json.dumps(rest)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a :meth:`state_dict` of a batch made with the same arguments (a clear
+        :class:`ConfigError`, and no change, for one of another game or size)."""
+        if not self.state_fields:
+            raise ConfigError(f"{type(self).__name__} cannot load a state")
+        arrays, rest = state["arrays"], json.loads(state["rest"])
+        names = {f.name for f in fields(BatchResult)} | set(self.state_fields)
+        if set(arrays) | set(rest) != names:
+            raise ConfigError(f"the saved state is not one of a {type(self).__name__}")
+        for name, saved in arrays.items():
+            saved = np.asarray(saved)
+            own = getattr(self, name)
+            if not isinstance(own, np.ndarray) or own.shape != saved.shape:
+                raise ConfigError(
+                    f"the saved state's {name!r} has shape {saved.shape}; this batch's is "
+                    f"{getattr(own, 'shape', None)} (another game, size or player count)"
+                )
+        for name, saved in arrays.items():
+            getattr(self, name)[...] = saved  # in place: compiled calls hold views of them
+        for name, value in rest.items():
+            setattr(self, name, _decode(value, getattr(self, name)))
+
     def result(self) -> BatchResult:
         """The buffers as a :class:`BatchResult` (views: they follow every later step)."""
         return BatchResult(**{f.name: getattr(self, f.name) for f in fields(BatchResult)})
@@ -85,6 +130,38 @@ class BatchBuffers:
         self.truncated = np.zeros(num_envs, dtype=np.bool_)
         self.final_observation = np.zeros((num_envs, obs_size), dtype=np.float32)
         self.episode_scores = np.zeros((num_envs, num_players), dtype=np.float32)
+
+
+def _encode(value: Any) -> Any:
+    """A batch attribute as JSON-able containers (see :meth:`BatchBuffers.state_dict`)."""
+    if isinstance(value, np.random.Generator):
+        return {"generator": value.bit_generator.state}
+    if isinstance(value, Outcome):
+        return {"outcome": [value.ending.name, list(value.winners), list(value.scores)]}
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str | dict):
+        return value
+    raise TypeError(f"cannot save a batch attribute of type {type(value).__name__}")
+
+
+def _decode(value: Any, current: Any) -> Any:
+    """The attribute :func:`_encode` saved, generators restored into ``current``'s where it
+    has them (the batch's own objects stay shared with whatever holds them)."""
+    if isinstance(value, dict) and "generator" in value:
+        state = value["generator"]
+        rng = current
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
+        rng.bit_generator.state = state
+        return rng
+    if isinstance(value, dict) and "outcome" in value:
+        ending, winners, scores = value["outcome"]
+        return Outcome(Ending[ending], tuple(winners), tuple(float(s) for s in scores))
+    if isinstance(value, list):
+        own = current if isinstance(current, list) and len(current) == len(value) else []
+        return [_decode(v, own[k] if own else None) for k, v in enumerate(value)]
+    return value
 
 
 __all__ = ["MAX_THREADS", "REWARDS", "BatchBuffers", "BatchResult", "check_batch_options"]

@@ -72,6 +72,11 @@ class LiniellBatch(BatchBuffers):
 
     env_options = ("features",)
     """The environment options the batch takes (``VectorGames`` passes them through)."""
+    state_fields = (
+        "states", "final_states", "episodes", "_rngs", "_next_stacks", "_next_starts",
+        "_done", "_actions", "_written", "_started",
+    )  # fmt: skip
+    """What :meth:`state_dict` saves besides the public buffers."""
 
     def __init__(
         self,

@@ -261,6 +261,11 @@ class QwirkleBatch(BatchBuffers):
     env_options = ("features",)
     """The environment's options that :class:`~tabletop_rl.envs.vector.VectorGames` passes
     on to this batch (any other makes it step the game model instead)."""
+    state_fields = (
+        "_grid", "_fit", "_meta", "_uniforms", "_fresh", "_rngs", "_rng_base", "_started",
+        "_endings",
+    )  # fmt: skip
+    """What :meth:`state_dict` saves besides the public buffers."""
 
     def __init__(
         self,

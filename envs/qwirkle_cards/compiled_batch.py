@@ -299,6 +299,12 @@ class QwirkleCardsBatch(BatchBuffers):
     env_options = ("features",)
     """The environment's options that :class:`~tabletop_rl.envs.vector.VectorGames` passes
     on to this batch (any other makes it step the game model instead)."""
+    state_fields = (
+        "_hands", "_table", "_pile", "_qwirkles", "_scalars", "_turns", "_witnesses",
+        "_game_rngs", "_rngs", "_outcomes", "_started",
+    )  # fmt: skip
+    """What :meth:`state_dict` saves besides the public buffers (the search memory of
+    :func:`refresh` is scratch space, rewritten by every call)."""
 
     def __init__(
         self,

@@ -40,15 +40,21 @@ SMOKE_ARGS: dict[str, list[str]] = {
         "--spec mcts:simulations=4 --positions 1 --warm-up 0 --envs liniell_v0"
     ),
     "ppo_network_speed.py": ["--config", "{tmp}/tiny.yaml", "--games", "1", "--repeats", "1"],
+    "ppo_batched_throughput.py": split("--games qwirkle_cards --seconds 6"),
     "ppo_throughput.py": ["{tmp}/run"],
     "qwirkle_cards_features.py": split("--games 1 --rounds 1 --repeat 1 --envs 2 --batch-steps 2"),
     "qwirkle_cards_solver.py": split("--tables 2 --seconds 0.2"),
     "qwirkle_features_cost.py": split("--games 1 --rounds 1 --num-envs 2 --batch-steps 2"),
     "qwirkle_window_coverage.py": split("--games 1 --policies random greedy --workers 1"),
+    "read_only_start.py": split("--game liniell_v0 --runs 1"),
 }
 """The smallest settings of each script (its own command-line options)."""
 
-NEEDS_TORCH = {"ppo_network_speed.py", "ppo_throughput.py"}  # the log's columns: the trainer's
+NEEDS_TORCH = {
+    "ppo_batched_throughput.py",
+    "ppo_network_speed.py",
+    "ppo_throughput.py",
+}  # the log's columns: the trainer's
 
 
 def run(args: list[str], cwd: Path = ROOT) -> str:

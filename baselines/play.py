@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from tabletop_rl.envs.core.simulator import select_action
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError, NotationError
 
 from .arena import resolve_agent
@@ -43,7 +44,6 @@ from .move_parsers import (
     parser_for,
 )
 from .replay import outcome_text
-from .simulator import select_action
 
 COMMANDS = "help, moves, board, hint, quit"
 HINT_LADDER: dict[str, tuple[str, ...]] = {

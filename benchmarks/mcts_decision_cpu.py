@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from tabletop_rl.baselines.arena import make_env, resolve_agent
-from tabletop_rl.baselines.simulator import select_action
+from tabletop_rl.envs.core.simulator import select_action
 
 
 def main(argv: list[str] | None = None) -> int:

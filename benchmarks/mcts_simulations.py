@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.baselines.arena import make_env, resolve_agent
-from tabletop_rl.baselines.simulator import select_action
+from tabletop_rl.envs.core.simulator import select_action
 
 GAMES = ("liniell_v0", "qwirkle_v0", "qwirkle_cards_v0")
 

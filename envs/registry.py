@@ -19,7 +19,8 @@ True
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
@@ -70,11 +71,29 @@ GYMNASIUM_IDS: dict[str, str] = {
 }
 
 
+AGENT_SPECS_GROUP = "tabletop_rl.agent_specs"
+"""The entry-point group of agent-spec resolvers: ``resolve(spec, env_name, rng) -> agent``.
+The baselines package declares the suite's own (``pyproject.toml``); the environments never
+import it, so they run where it is not installed, with agent objects for opponents."""
+
+
+def agent_resolver() -> Callable[[str, str, np.random.Generator], Any]:
+    """The installed resolver of agent specs (the baselines' ``resolve_agent``), or a
+    ConfigError saying what to pass instead."""
+    found = sorted(entry_points(group=AGENT_SPECS_GROUP), key=lambda point: point.name)
+    if not found:
+        raise ConfigError(
+            "agent specs such as 'greedy' are read by tabletop_rl.baselines, which is not "
+            "installed; pass agent objects (with act(observation, view)) or callables instead"
+        )
+    return found[0].load()
+
+
 def _opponent_agents(opponent: str | Sequence[Any], env_name: str, count: int) -> list[Any]:
     """Opponent agents from agent specs (one spec for every seat, or one per seat) or objects.
 
     Specs are those of the arena (``random``, ``greedy``, ``heuristic``, ``mcts:...``,
-    ``ppo:PATH``), built by :func:`tabletop_rl.baselines.arena.resolve_agent`; the scripted
+    ``ppo:PATH``), built by the installed resolver (:func:`agent_resolver`); the scripted
     agents need no torch. Their generators are replaced at every ``reset(seed=...)``.
     """
     specs = [opponent] * count if isinstance(opponent, str) else list(opponent)
@@ -82,8 +101,7 @@ def _opponent_agents(opponent: str | Sequence[Any], env_name: str, count: int) -
         raise ConfigError(f"{count + 1}-player game needs {count} opponents, got {len(specs)}")
     if not any(isinstance(spec, str) for spec in specs):
         return specs
-    from tabletop_rl.baselines.arena.agent_specs import resolve_agent
-
+    resolve_agent = agent_resolver()
     placeholder = np.random.default_rng(0)  # reseeded from the env's seed at every reset
     return [
         resolve_agent(spec, env_name, placeholder) if isinstance(spec, str) else spec

@@ -593,8 +593,8 @@ def classroom() -> list[Cell]:
             schedule,
             summarize,
         )
-        from tabletop_rl.baselines.simulator import select_action
         from tabletop_rl.envs import IllegalActionError, liniell_v0, make
+        from tabletop_rl.envs.core.simulator import select_action
         from tabletop_rl.envs.liniell.game import Game, Occupation, PawnSource, Phase
         from tabletop_rl.envs.liniell.tiles import Port
 

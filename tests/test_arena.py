@@ -27,10 +27,10 @@ from tabletop_rl.baselines.arena import (
     summarize,
     tables,
 )
-from tabletop_rl.baselines.simulator import select_action
 from tabletop_rl.baselines.stats import wilson_interval
 from tabletop_rl.envs import ConfigError, available_envs
 from tabletop_rl.envs.core import files
+from tabletop_rl.envs.core.simulator import select_action
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:

@@ -13,8 +13,8 @@ import importlib
 import numpy as np
 import pytest
 
-from tabletop_rl.baselines.simulator import select_action
 from tabletop_rl.envs import available_envs, make
+from tabletop_rl.envs.core.simulator import select_action
 
 # env name -> (heuristic "module:Class", greedy "module:Class") under tabletop_rl.baselines.agents
 AGENTS = {

@@ -13,8 +13,8 @@ import pytest
 
 from tabletop_rl.baselines.agents.mcts import MCTSAgent
 from tabletop_rl.baselines.arena import ArenaConfig, make_env, run_arena
-from tabletop_rl.baselines.simulator import Playout, Simulator, select_action
 from tabletop_rl.envs import ConfigError, available_envs
+from tabletop_rl.envs.core.simulator import Playout, Simulator, select_action
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
@@ -350,7 +350,7 @@ def test_qwirkle_playout_greedy_turns_score_the_best_legal_move(seed: int) -> No
     arrays) score, in every turn of whole games, the most that any legal move scores by the
     reference engine's complete move generator, the end bonus included."""
     from tabletop_rl.baselines.agents.turns import QwirkleTurnModel
-    from tabletop_rl.baselines.simulator import Playout
+    from tabletop_rl.envs.core.simulator import Playout
     from tabletop_rl.envs.qwirkle.compiled import QwirkleCompiledModel
     from tabletop_rl.envs.qwirkle.game import END_BONUS
 

@@ -14,8 +14,8 @@ from tabletop_rl.baselines.agents.turns import TURN_MODELS
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
 from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.baselines.ppo.rollout import Decision, GameSetup, GameSlot
-from tabletop_rl.baselines.simulator import agent_view
 from tabletop_rl.envs.core.features import FeatureModel
+from tabletop_rl.envs.core.simulator import agent_view
 
 SMOKE = str(Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml")
 TEACHER = "mcts:simulations=6"

@@ -139,8 +139,8 @@ def test_reference_solution_plays_legally_and_beats_random() -> None:
     import numpy as np
 
     from tabletop_rl.baselines.agents import RandomAgent
-    from tabletop_rl.baselines.simulator import select_action
     from tabletop_rl.envs import make
+    from tabletop_rl.envs.core.simulator import select_action
 
     solution = _reference_solution()
     wins = 0.0

@@ -18,7 +18,7 @@ class Agent(Protocol):
     never holds hidden information (other hands, the order of the bag or stack). An agent
     returns an action whose mask entry is 1. An agent class that decides from the observation
     alone sets ``needs_view = False``, and the tools pass it None instead of building a view
-    (:func:`~tabletop_rl.baselines.simulator.agent_view`).
+    (:func:`~tabletop_rl.envs.core.simulator.agent_view`).
     """
 
     name: str

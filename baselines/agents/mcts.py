@@ -1,7 +1,7 @@
 """Information-set Monte Carlo tree search, generic over the suite's environments.
 
 The agent plans with the rules engine but never sees hidden information: it receives a
-:class:`~tabletop_rl.baselines.simulator.Simulator`, and each search iteration starts from a
+:class:`~tabletop_rl.envs.core.simulator.Simulator`, and each search iteration starts from a
 fresh *determinisation* — a copy of the game in which everything the player cannot see
 (other hands, the bag or stack order) is redrawn consistently with what it can see. Chance
 (tile or card draws) is thereby sampled too, so the same search serves hidden-information
@@ -78,9 +78,9 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.simulator import Playout
 from tabletop_rl.envs.errors import ConfigError
 
-from ..simulator import Playout
 from ..stats import win_credits
 from .base import SeededAgent
 from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
@@ -325,7 +325,7 @@ class MCTSAgent(SeededAgent):
                 return int(legal[0])
             raise ConfigError(
                 "MCTSAgent needs a Simulator as its view (tools pass one to agents with "
-                "needs_simulator = True; see tabletop_rl.baselines.simulator)"
+                "needs_simulator = True; see tabletop_rl.envs.core.simulator)"
             )
         if self.search == "turns":
             return self._act_turns(mask, view)

@@ -69,7 +69,7 @@ from .qwirkle_cards_heuristic import ways_on as cards_ways_on
 from .qwirkle_heuristic import QwirkleHeuristicAgent, laid_placements, ways_on
 
 if TYPE_CHECKING:
-    from ..simulator import Playout
+    from tabletop_rl.envs.core.simulator import Playout
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.simulator import select_action
 from tabletop_rl.envs.errors import IllegalActionError
 
 from ..env_factory import make_env
-from ..simulator import select_action
 from .agent_specs import resolve_agent
 from .schedule import GameTask
 

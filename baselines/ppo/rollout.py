@@ -41,12 +41,12 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs.core.model import Ending, GameModel
+from tabletop_rl.envs.core.simulator import agent_view
 from tabletop_rl.envs.errors import ConfigError
 
 from ..agents.base import best_choices
 from ..arena.agent_specs import resolve_agent
 from ..env_factory import make_env
-from ..simulator import agent_view
 from ..workers import init_worker, worker_context, worker_lost
 
 TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"

@@ -3,7 +3,7 @@
 The learner plays one seat; the other seats are played by opponent policies. An opponent
 is either a callable ``policy(observation, action_mask) -> action`` or an agent object with
 an ``act(observation_dict, view)`` method (the baselines' :class:`Agent` protocol); agents
-that set ``needs_simulator`` (MCTS) get the baselines' simulator as their view.
+that set ``needs_simulator`` (MCTS) get a :class:`~.simulator.Simulator` as their view.
 
 Masks. ``action_masks()`` (SB3-contrib MaskablePPO's convention) returns the learner's legal
 actions as an ``int8`` array of 0/1, the dtype Gymnasium's ``Discrete.sample(mask)`` takes, so
@@ -48,6 +48,7 @@ import numpy as np
 from ..errors import ConfigError, IllegalActionError
 from .aec import TabletopAECEnv
 from .checks import check_seed
+from .simulator import select_action
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
 
@@ -121,10 +122,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _opponent_action(self, policy: Any, agent: str) -> int:
         obs = self.env.observe(agent)
-        if getattr(policy, "needs_simulator", False):
-            # Search agents (MCTS) come from tabletop_rl.baselines and plan with its simulator.
-            from tabletop_rl.baselines.simulator import select_action
-
+        if getattr(policy, "needs_simulator", False):  # search agents (MCTS) plan on it
             return select_action(policy, self.env, agent, obs)
         if hasattr(policy, "act"):
             view = self.env.public_view(agent) if getattr(policy, "needs_view", True) else None

@@ -16,11 +16,13 @@ environment (:func:`agent_view`). Observation features are left out of a search'
 search plays by the rules alone.
 
 >>> import numpy as np
->>> from tabletop_rl.baselines.agents import RandomAgent
 >>> from tabletop_rl.envs import liniell_v0
+>>> class FirstLegal:  # any object with act(observation, view) is an agent
+...     def act(self, observation, view):
+...         return int(np.flatnonzero(observation["action_mask"])[0])
 >>> env = liniell_v0.raw_env()
 >>> env.reset(seed=0)
->>> action = select_action(RandomAgent(np.random.default_rng(0)), env)
+>>> action = select_action(FirstLegal(), env)
 >>> bool(env.observe(env.agent_selection)["action_mask"][action])
 True
 """
@@ -32,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.envs.core.features import FeatureModel
-from tabletop_rl.envs.core.model import GameModel, Outcome, StepResult
-from tabletop_rl.envs.errors import ConfigError, GameOverError, IllegalActionError
+from ..errors import ConfigError, GameOverError, IllegalActionError
+from .features import FeatureModel
+from .model import GameModel, Outcome, StepResult
 
 
 class Playout:
@@ -153,18 +155,18 @@ def agent_view(
     ``needs_simulator``, None if it sets ``needs_view = False``, else the public view (None
     for a game without one).
 
-    >>> from tabletop_rl.baselines.agents import RandomAgent
     >>> from tabletop_rl.envs.liniell.model import LiniellModel
     >>> model = LiniellModel()
     >>> state = model.new_state(np.random.default_rng(0))
-    >>> from tabletop_rl.baselines.agents.mcts import make_mcts
-    >>> rng = np.random.default_rng(0)
-    >>> type(agent_view(make_mcts(rng, "liniell_v0"), model, state, 0)).__name__
+    >>> class Search:  # as MCTS declares itself
+    ...     needs_simulator = True
+    >>> class Reader:  # as the random and value agents declare themselves
+    ...     needs_view = False
+    >>> type(agent_view(Search(), model, state, 0)).__name__
     'Simulator'
-    >>> from tabletop_rl.baselines.agents.liniell import LiniellGreedyAgent
-    >>> type(agent_view(LiniellGreedyAgent(rng), model, state, 0)).__name__  # the engine's game
+    >>> type(agent_view(object(), model, state, 0)).__name__  # the engine's game
     'Game'
-    >>> agent_view(RandomAgent(rng), model, state, 0) is None  # it reads the observation alone
+    >>> agent_view(Reader(), model, state, 0) is None  # it reads the observation alone
     True
     """
     if getattr(agent, "needs_simulator", False):

@@ -35,6 +35,24 @@ def check_batch_options(
     return int(num_envs), int(seed), int(threads)
 
 
+def check_active(active: Any, num_envs: int) -> np.ndarray:
+    """``active`` (which games a step plays) as an ``(N,)`` bool array: all True for None,
+    or a clear :class:`ConfigError`.
+
+    >>> check_active(None, 2).tolist(), check_active([True, False], 2).tolist()
+    ([True, True], [True, False])
+    """
+    if active is None:
+        return np.ones(num_envs, dtype=np.bool_)
+    rows = np.asarray(active)
+    if rows.shape != (num_envs,) or rows.dtype != np.bool_:
+        raise ConfigError(
+            f"active must be {num_envs} bools (one per game), got shape {rows.shape} of "
+            f"{rows.dtype}"
+        )
+    return rows
+
+
 @dataclass(frozen=True)
 class BatchResult:
     """What a batch's ``reset`` and ``step`` give back (:meth:`~tabletop_rl.envs.vector.\
@@ -71,6 +89,12 @@ class BatchBuffers:
     final_observation: np.ndarray
     episode_scores: np.ndarray
 
+    def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
+        """The game's per-player info entries (the environment's ``infos[agent]``, as the
+        game model's ``player_info`` gives them) of seat ``seats[i]`` in game ``i``, one
+        array per entry; none here (a backend whose game has entries overrides this)."""
+        return {}
+
     def result(self) -> BatchResult:
         """The buffers as a :class:`BatchResult` (views: they follow every later step)."""
         return BatchResult(**{f.name: getattr(self, f.name) for f in fields(BatchResult)})
@@ -88,4 +112,11 @@ class BatchBuffers:
         self.episode_scores = np.zeros((num_envs, num_players), dtype=np.float32)
 
 
-__all__ = ["MAX_THREADS", "REWARDS", "BatchBuffers", "BatchResult", "check_batch_options"]
+__all__ = [
+    "MAX_THREADS",
+    "REWARDS",
+    "BatchBuffers",
+    "BatchResult",
+    "check_active",
+    "check_batch_options",
+]

@@ -30,10 +30,12 @@ Conventions (the batched API's contract):
 - **Seeds**: slot ``i`` draws its games from ``np.random.default_rng([seed, i])``, one
   :meth:`~.compiled_model.LiniellCompiledModel.new_state` deal per game in order, so game
   ``k`` of slot ``i`` is the reference game ``LiniellModel.new_state`` makes from that
-  generator after ``k`` earlier deals. The deals are drawn in Python when a game ends (a
-  few microseconds, once per game); the steps run compiled.
+  generator after ``k`` earlier deals. The deals are drawn in Python when a slot's next
+  game starts (a few microseconds, once per game); the steps run compiled.
 - The arrays are the batch's own buffers, rewritten by every step: read or copy them, never
   write into them (an observation row is updated in place from its previous contents).
+- ``step(actions, active)`` plays only the games with ``active[i]`` set (the others keep
+  their rows as they are); :meth:`restart` starts a slot's next game from a given generator.
 - ``threads`` > 1 splits the games into that many blocks, stepped at once by a thread pool
   (the compiled step releases the GIL).
 
@@ -48,13 +50,14 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 
-from ..core.batch import BatchBuffers, check_batch_options
+from ..core.batch import BatchBuffers, check_active, check_batch_options
 from ..core.features import with_features
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -107,6 +110,9 @@ class LiniellBatch(BatchBuffers):
         self._next_stacks = np.zeros((n_envs, NUM_TILES), dtype=np.int16)
         self._next_starts = np.zeros(n_envs, dtype=np.int64)
         self._done = np.zeros(n_envs, dtype=np.int8)
+        self._due = np.zeros(n_envs, dtype=np.bool_)
+        """Slots whose game ended and whose next deal is not drawn yet (drawn when they step)."""
+        self._active = np.ones(n_envs, dtype=np.bool_)
         self._actions = np.zeros(n_envs, dtype=np.int64)
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, WRITTEN_SIZE), dtype=np.int16)
@@ -121,6 +127,7 @@ class LiniellBatch(BatchBuffers):
             self._next_stacks,
             self._next_starts,
             self._done,
+            self._active,
             self.observation,
             self._written,
             self.action_mask,
@@ -157,6 +164,10 @@ class LiniellBatch(BatchBuffers):
             )
 
     def _run(self) -> None:
+        due = np.flatnonzero(self._due & self._active)
+        if due.size:
+            self._deal(due)
+            self._due[due] = False
         if self._pool is None:
             self._step_block(0)
         else:
@@ -164,22 +175,36 @@ class LiniellBatch(BatchBuffers):
             futures = [self._pool.submit(self._step_block, b) for b in range(len(self._blocks))]
             for future in futures:
                 future.result()
-        ended = np.flatnonzero(self.terminated)
-        if ended.size:
-            self._deal(ended)
+        self._due |= self.terminated & self._active
 
     def reset(self) -> None:
         """Start the next game in every slot (the first call starts each slot's game 0)."""
-        self._deal(np.flatnonzero(self._done == 0))  # an ended game's next deal is drawn
+        self._deal(np.flatnonzero((self._done == 0) | self._due))
+        self._due[:] = False
         self._done[:] = 1
+        self._active[:] = True
         self._run()
         self._started = True
 
-    def step(self, actions: np.ndarray) -> None:
+    def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
+        """Deal the next game of each slot in ``slots`` from the generator at the same place
+        in ``generators`` (the slot's generator from now on); it starts on the slot's next
+        step, whose action it ignores, as after a game's end."""
+        for i, rng in zip(slots, generators, strict=True):
+            self._rngs[i] = rng
+            self.action_mask[i] = 1  # as after a game's end: the next action is ignored
+            self._next_stacks[i], self._next_starts[i] = self.model.deal(rng)
+            self.episodes[i] += 1
+            self._due[i] = False
+            self._done[i] = 1
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """Play ``actions[i]`` in game ``i`` (each legal by ``action_mask``; ignored for a
-        game that ended on the previous step, which starts anew instead)."""
+        game that ended on the previous step, which starts anew instead); with ``active``,
+        only the games where it is True (the others' actions are not read)."""
         if not self._started:
             raise ConfigError("call reset() before step()")
+        rows = check_active(active, self.num_envs)
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(
@@ -187,7 +212,7 @@ class LiniellBatch(BatchBuffers):
                 f"shape {actions.shape} of {actions.dtype}"
             )
         self._actions[:] = actions
-        i = core.first_illegal(self._actions, self.action_mask)
+        i = core.first_illegal(self._actions, self.action_mask, rows)
         if i >= 0:
             action, num_actions = int(actions[i]), self.action_mask.shape[1]
             if not 0 <= action < num_actions:
@@ -198,6 +223,7 @@ class LiniellBatch(BatchBuffers):
                 f"game {i}: action {action} ({self.model.describe_action(None, action)}) is "
                 "illegal: its action-mask entry is 0"
             )
+        self._active[:] = rows
         self._run()
 
     def outcome(self, i: int) -> Outcome | None:

@@ -523,9 +523,12 @@ def legal_mask(s: np.ndarray, geom: np.ndarray, mask: np.ndarray) -> None:
 
 # ----------------------------------------------------------------- batches
 @njit(cache=True)
-def first_illegal(actions: np.ndarray, mask: np.ndarray) -> int:
-    """The first row whose action is out of range or has mask entry 0, or -1 if none."""
+def first_illegal(actions: np.ndarray, mask: np.ndarray, active: np.ndarray) -> int:
+    """The first active row whose action is out of range or has mask entry 0, or -1 if
+    none."""
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         action = actions[i]
         if action < 0 or action >= mask.shape[1] or mask[i, action] == 0:
             return i
@@ -543,6 +546,7 @@ def batch_step(
     next_stacks: np.ndarray,
     next_starts: np.ndarray,
     done: np.ndarray,
+    active: np.ndarray,
     observation: np.ndarray,
     written: np.ndarray,
     action_mask: np.ndarray,
@@ -556,10 +560,13 @@ def batch_step(
     """Step every game of a batch (row ``i`` of each array after ``score_rewards`` is game
     ``i``): play ``actions[i]`` and write the game's results into its rows; a game with
     ``done[i]`` set starts anew from ``next_stacks[i]``/``next_starts[i]`` instead (its
-    action is ignored). Observation rows are updated in place (:func:`observe_update`).
-    Runs without the GIL, so threads can step separate blocks of rows at once."""
+    action is ignored); a game with ``active[i]`` 0 is left as it is, its rows untouched.
+    Observation rows are updated in place (:func:`observe_update`). Runs without the GIL,
+    so threads can step separate blocks of rows at once."""
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for i in range(states.shape[0]):
+        if not active[i]:
+            continue
         s = states[i]
         n = s[NUM_PLAYERS]
         rewards[i, :] = 0

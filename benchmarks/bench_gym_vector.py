@@ -10,10 +10,10 @@ medians is the figure to keep on a shared machine::
     python benchmarks/bench_gym_vector.py                      # all three games, 64 envs
     python benchmarks/bench_gym_vector.py --games liniell_v0 --num-envs 64 --rounds 3
 
-``--self-play`` times self-play instead: the batched Gymnasium form
-(:class:`tabletop_rl.envs.gym_vector.SelfPlayVectorEnv`) against the game-by-game
-:class:`tabletop_rl.envs.core.self_play.SelfPlayGames` (what SB3's ``SelfPlayVecEnv``
-stepped before), in game steps per second (each step: one decision in every game).
+``--self-play`` times SB3's ``SelfPlayVecEnv`` (``pip install -e ".[sb3]"``) instead: on its
+compiled engine (:class:`tabletop_rl.envs.core.self_play.SelfPlayBatch`) against the
+game-by-game :class:`~tabletop_rl.envs.core.self_play.SelfPlayGames` it stepped before, in
+game steps per second (each step: one decision in every game; ``--num-envs`` slots).
 """
 
 from __future__ import annotations
@@ -31,21 +31,28 @@ from tabletop_rl.envs import GYMNASIUM_IDS
 IDS = {name: env_id for env_id, name in GYMNASIUM_IDS.items()}
 
 
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row (0 for a row without any)."""
-    noise = rng.random(mask.shape) * mask
-    return np.argmax(noise, axis=1)
+class RandomActions:
+    """One uniformly random legal action per row of a mask (0 for a row without any), from
+    a pool of noise drawn ahead, so that the learner costs both paths little and the same."""
+
+    def __init__(self, rng: np.random.Generator, shape: tuple[int, int], pool: int = 16) -> None:
+        self.noise = rng.random((pool, *shape)).astype(np.float32)
+        self.turn = 0
+
+    def __call__(self, mask: np.ndarray) -> np.ndarray:
+        self.turn = (self.turn + 1) % len(self.noise)
+        return np.argmax(self.noise[self.turn] * mask, axis=1)
 
 
 def learner_rate(envs: gymnasium.vector.VectorEnv, seconds: float, seed: int) -> float:
     """Learner steps per second of ``envs`` over ``seconds`` (after a short warm-up)."""
-    rng = np.random.default_rng(seed)
     _obs, info = envs.reset(seed=seed)
+    pick = RandomActions(np.random.default_rng(seed), info["action_mask"].shape)
     for _ in range(3):
-        _obs, _r, _te, _tr, info = envs.step(random_actions(info["action_mask"], rng))
+        _obs, _r, _te, _tr, info = envs.step(pick(info["action_mask"]))
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        _obs, _r, _te, _tr, info = envs.step(random_actions(info["action_mask"], rng))
+        _obs, _r, _te, _tr, info = envs.step(pick(info["action_mask"]))
         steps += 1
     return steps * envs.num_envs / (time.perf_counter() - start)
 
@@ -58,12 +65,12 @@ def self_play_rate(
     seed: int,
 ) -> float:
     """Game steps per second of a self-play batch stepped by ``step`` (masks in, masks out)."""
-    rng = np.random.default_rng(seed)
+    pick = RandomActions(np.random.default_rng(seed), masks.shape)
     for _ in range(3):
-        masks = step(random_actions(masks, rng))
+        masks = step(pick(masks))
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        masks = step(random_actions(masks, rng))
+        masks = step(pick(masks))
         steps += 1
     return steps * games / (time.perf_counter() - start)
 
@@ -88,32 +95,38 @@ def bench_single_agent(name: str, args: argparse.Namespace) -> tuple[float, floa
 
 
 def bench_self_play(name: str, args: argparse.Namespace) -> tuple[float, float]:
+    """Game steps per second of SB3's ``SelfPlayVecEnv`` on its compiled engine
+    (``SelfPlayBatch``) and on the game-by-game one (``SelfPlayGames``, its engine before)."""
+    from tabletop_rl.baselines.sb3 import SelfPlayVecEnv
     from tabletop_rl.envs import make
     from tabletop_rl.envs.core.self_play import SelfPlayGames
-    from tabletop_rl.envs.gym_vector import SelfPlayVectorEnv
 
     games = args.num_envs // args.players
-    batched = SelfPlayVectorEnv(name, num_games=games, num_players=args.players)
-    _obs, info = batched.reset(seed=args.seed)
-    one_by_one = SelfPlayGames(lambda: make(name, raw=True, num_players=args.players), games)
-    _obs, masks = one_by_one.reset(seed=args.seed)
+    batched = SelfPlayVecEnv(name, num_games=games, num_players=args.players, seed=args.seed)
+    one_by_one = SelfPlayVecEnv(name, num_games=1, num_players=args.players, seed=args.seed)
+    one_by_one.close()
+    one_by_one.games = SelfPlayGames(  # type: ignore[assignment]
+        lambda: make(name, raw=True, num_players=args.players), games
+    )
+    one_by_one.num_envs = batched.num_envs
+    envs = {"batched": batched, "one_by_one": one_by_one}
 
-    def step_batched(actions: np.ndarray) -> np.ndarray:
-        return batched.step(actions)[-1]["action_mask"]
+    def stepper(env: SelfPlayVecEnv) -> Callable[[np.ndarray], np.ndarray]:
+        def step(actions: np.ndarray) -> np.ndarray:
+            env.step(actions)
+            return env.action_masks()
 
-    def step_one_by_one(actions: np.ndarray) -> np.ndarray:
-        one_by_one.step(actions)
-        return one_by_one.action_masks()
+        return step
 
-    rates: dict[str, list[float]] = {"batched": [], "one_by_one": []}
-    state = {"batched": info["action_mask"], "one_by_one": masks}
+    rates: dict[str, list[float]] = {key: [] for key in envs}
     for r in range(args.rounds):
-        rates["batched"].append(
-            self_play_rate(step_batched, state["batched"], games, args.seconds, args.seed + r)
-        )
-        rates["one_by_one"].append(
-            self_play_rate(step_one_by_one, state["one_by_one"], games, args.seconds, args.seed + r)
-        )
+        for key, env in envs.items():
+            env.reset()
+            step = stepper(env)
+            rates[key].append(
+                self_play_rate(step, env.action_masks(), games, args.seconds, args.seed + r)
+            )
+    batched.close()
     return statistics.median(rates["batched"]), statistics.median(rates["one_by_one"])
 
 

@@ -422,6 +422,94 @@ def _grouped(
     return out
 
 
+class SelfPlayVectorEnv(gymnasium.vector.VectorEnv):
+    """Self-play as a Gymnasium vector environment: every seat of ``num_games`` games of
+    ``env_name`` is one sub-environment (slot ``game * num_players + seat``), so one learner
+    makes every seat's decisions and each slot gets exactly the rewards the game gave its
+    seat. The rules (waiting seats send the one action their mask allows, rewards,
+    discounting, illegal actions) are those of :mod:`tabletop_rl.envs.core.self_play`; the
+    games run in one compiled batch (:class:`~tabletop_rl.envs.core.self_play.SelfPlayBatch`).
+
+    Autoreset is ``SAME_STEP``: when a game ends, every slot of it reports ``terminated``
+    (or ``truncated``) and the returned observation and mask are the next game's; the last
+    observations are in ``info["final_obs"]`` and the last infos (the game's per-player
+    entries, ``illegal_action`` where one ended it) in ``info["final_info"]``.
+    ``info["action_mask"]`` and :meth:`action_masks` give every slot's mask. ``reset(seed=s)``
+    seeds the whole batch (one int; the games' deals are drawn from it in order).
+
+    >>> envs = SelfPlayVectorEnv("liniell_v0", num_games=2, num_players=3)
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs.shape[0], envs.num_envs, info["action_mask"].sum(axis=1).tolist()
+    (6, 6, [1, 4, 1, 1, 1, 4])
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        env_name: str,
+        num_games: int = 1,
+        num_players: int = 2,
+        threads: int = 1,
+        **env_kwargs: Any,
+    ) -> None:
+        from .core.self_play import SelfPlayBatch
+
+        self.games = SelfPlayBatch(env_name, num_games, num_players, threads, **env_kwargs)
+        self.env_name = env_name
+        self.num_envs = self.games.num_slots
+        self.single_observation_space = self.games.observation_space
+        self.single_action_space = self.games.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+
+    def action_masks(self) -> np.ndarray:
+        """Every slot's mask, ``(slots, A)`` ``int8`` (a waiting seat's allows action 0)."""
+        return self.games.action_masks()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """``call("action_masks")``: each slot's mask."""
+        if name != "action_masks":
+            raise AttributeError(
+                f"{type(self).__name__} sub-environments have no method {name!r}; "
+                "allowed: 'action_masks'"
+            )
+        return tuple(self.action_masks())
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game afresh (``seed``: one int for the whole batch, or None)."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
+            raise ConfigError(f"seed={seed!r}: self-play takes one int seed for all its games")
+        if options:
+            raise ConfigError("self-play's reset takes no options (its games reset together)")
+        obs, masks = self.games.reset(seed=seed)
+        ones = np.ones(self.num_envs, dtype=np.bool_)
+        return obs, {"action_mask": masks, "_action_mask": ones}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        obs, rewards, terminated, truncated, slot_infos = self.games.step(actions)
+        info: dict[str, Any] = {
+            "action_mask": self.games.action_masks(),
+            "_action_mask": np.ones(self.num_envs, dtype=np.bool_),
+        }
+        for slot in np.flatnonzero(terminated | truncated).tolist():
+            entry = slot_infos[slot]
+            last = dict(entry["final_info"])
+            last["action_mask"] = np.zeros_like(info["action_mask"][slot])
+            if "illegal_action" in entry:
+                last["illegal_action"] = entry["illegal_action"]
+            info = self._add_info(info, {"final_obs": entry["final_obs"], "final_info": last}, slot)
+        return obs, rewards.astype(np.float64), terminated, truncated, info
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.games.close()
+
+
 def make_vector_env(
     num_envs: int,
     env_name: str,
@@ -494,4 +582,10 @@ def make_vector_env(
     return gymnasium.vector.SyncVectorEnv([single] * num_envs, autoreset_mode=mode)
 
 
-__all__ = ["AUTORESET_MODES", "BATCH_OPPONENTS", "SingleAgentVectorEnv", "make_vector_env"]
+__all__ = [
+    "AUTORESET_MODES",
+    "BATCH_OPPONENTS",
+    "SelfPlayVectorEnv",
+    "SingleAgentVectorEnv",
+    "make_vector_env",
+]

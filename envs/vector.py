@@ -290,6 +290,25 @@ class VectorGames:
         """Seat ``seat``'s observation of game ``i`` (a new array, the environment's layout)."""
         return self.model.observe(self._batch.state(i), seat)
 
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray | None = None, fresh: np.ndarray | None = None
+    ) -> None:
+        """Every seat's observation of each game (of those where ``rows`` is True): seat
+        ``p``'s view of game ``i`` into ``out[i, p]`` (``(N, players, size)`` float32), in
+        one compiled call where the backend has one, else game by game through the model.
+
+        ``fresh`` (bools, one per game) lets a backend update ``out`` rather than rewrite it:
+        ``out`` must then be the buffer of the previous call with ``fresh``, and ``fresh[i]``
+        set for every game that started (or was not observed) since."""
+        rows = check_active(rows, self.num_envs)
+        fast = getattr(self._batch, "observe_all", None)
+        if fast is not None and fast(out, rows, fresh):
+            return
+        for i in np.flatnonzero(rows).tolist():
+            state = self._batch.state(i)
+            for p in range(self.num_players):
+                self.model.observe(state, p, out[i, p])
+
     def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
         """The environment's per-player info entries (its ``infos[agent]``) of seat
         ``seats[i]`` in game ``i``, one array per entry."""

@@ -116,6 +116,7 @@ class LiniellBatch(BatchBuffers):
         self._actions = np.zeros(n_envs, dtype=np.int64)
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, WRITTEN_SIZE), dtype=np.int16)
+        self._seat_written: np.ndarray | None = None  # observe_all's, per game and seat
         self._started = False
         bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
@@ -225,6 +226,31 @@ class LiniellBatch(BatchBuffers):
             )
         self._active[:] = rows
         self._run()
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None
+    ) -> bool:
+        """Every seat's observation of each game in ``rows`` into ``out[i, seat]``, compiled;
+        False (nothing written) with ``features=True``, whose features it does not write.
+
+        With ``fresh``, ``out`` must be the buffer of the previous such call: the rows of
+        games with ``fresh[i]`` False are updated from what it wrote there (a few entries
+        per step), the others written whole."""
+        if self.features:
+            return False
+        if fresh is None:
+            fresh = np.ones(self.num_envs, dtype=np.bool_)
+            written = np.zeros((self.num_envs, self.num_players, WRITTEN_SIZE), np.int16)
+        else:
+            if self._seat_written is None:
+                shape = (self.num_envs, self.num_players, WRITTEN_SIZE)
+                self._seat_written = np.zeros(shape, dtype=np.int16)
+            written = self._seat_written
+        core.batch_observe_all(
+            self.model.geom, self.model.feats, self.model.offsets, self.states, rows, fresh,
+            out, written,
+        )  # fmt: skip
+        return True
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""

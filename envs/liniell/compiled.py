@@ -536,6 +536,28 @@ def first_illegal(actions: np.ndarray, mask: np.ndarray, active: np.ndarray) -> 
 
 
 @njit(cache=True, nogil=True)
+def batch_observe_all(
+    geom: np.ndarray,
+    feats: np.ndarray,
+    off: np.ndarray,
+    states: np.ndarray,
+    rows: np.ndarray,
+    fresh: np.ndarray,
+    out: np.ndarray,
+    written: np.ndarray,
+) -> None:
+    """Every seat's observation of each game with ``rows[i]`` set: seat ``p``'s of game
+    ``i`` into ``out[i, p]``, updated from what the last call wrote there (``written[i, p]``,
+    :func:`observe_update`), or written whole where ``fresh[i]`` is set."""
+    for i in range(states.shape[0]):
+        if rows[i]:
+            for p in range(states[i, NUM_PLAYERS]):
+                observe_update(
+                    states[i], geom, feats, off, p, out[i, p], written[i, p], fresh[i] != 0
+                )
+
+
+@njit(cache=True, nogil=True)
 def batch_step(
     geom: np.ndarray,
     feats: np.ndarray,

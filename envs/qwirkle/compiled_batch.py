@@ -220,6 +220,15 @@ def _step_games(
 
 
 @njit(cache=True)
+def _observe_all(grid: np.ndarray, meta: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """Every seat's observation of each game with ``rows[i]`` set into ``out[i, seat]``."""
+    for i in range(meta.shape[0]):
+        if rows[i]:
+            for p in range(meta[i, K.NP]):
+                K.observe(grid[i], meta[i], p, out[i, p])
+
+
+@njit(cache=True)
 def _sample(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """One uniformly random legal action per game (``u`` uniforms in [0, 1))."""
     for i in range(mask.shape[0]):
@@ -417,6 +426,17 @@ class QwirkleBatch(BatchBuffers):
         return CompiledQwirkleState(
             self._grid[i].copy(), self._fit[i].copy(), meta, rng, [], [], tiles
         )
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None
+    ) -> bool:
+        """Every seat's observation of each game in ``rows`` into ``out[i, seat]``, compiled
+        (written whole: ``fresh`` is not needed); False (nothing written) with
+        ``features=True``, whose features it does not write."""
+        if self._feature_at.size:
+            return False
+        _observe_all(self._grid, self._meta, rows, out)
+        return True
 
     def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
         """``lost_moves`` of seat ``seats[i]`` in game ``i`` (the batch does not count the

@@ -282,6 +282,33 @@ def refresh(
             features_into(observation[g], feature_at, action_mask[g], True, rows, options, memo)
 
 
+@njit(cache=True, nogil=True)
+def observe_all(
+    rows: np.ndarray,
+    hands: np.ndarray,
+    table: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    offsets: np.ndarray,
+    max_turns: int,
+    out: np.ndarray,
+) -> None:
+    """Every seat's observation of each game with ``rows[g]`` set into ``out[g, seat]``, as
+    :func:`refresh` writes the acting player's."""
+    for g in range(hands.shape[0]):
+        if not rows[g]:
+            continue
+        s = scalars[g]
+        turn = turns[g]
+        for p in range(hands.shape[1]):
+            observe_into(
+                out[g, p], offsets, hands[g], table[g], turn[PLAYED:TAKEN], turn[TAKEN:FIRST],
+                qwirkles[g], p, s[TO_MOVE], s[STARTER], s[PILE_LEN], turn[FIRST] == 1,
+                s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / max_turns),
+            )  # fmt: skip
+
+
 def env_generators(seed: int, num_envs: int) -> list[np.random.Generator]:
     """The generators of a batch's slots: slot ``i`` deals from ``default_rng([seed, i])``."""
     return [np.random.default_rng([seed, i]) for i in range(num_envs)]
@@ -488,6 +515,20 @@ class QwirkleCardsBatch(BatchBuffers):
         for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
             self._shuffle(int(g))
         self._refresh(rows)
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None
+    ) -> bool:
+        """Every seat's observation of each game in ``rows`` into ``out[g, seat]``, compiled
+        (written whole: ``fresh`` is not needed); False (nothing written) with
+        ``features=True``, whose features it does not write."""
+        if self._feature_at.size:
+            return False
+        observe_all(
+            rows, self._hands, self._table, self._qwirkles, self._scalars, self._turns,
+            self._offsets, self._max_turns, out,
+        )  # fmt: skip
+        return True
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""

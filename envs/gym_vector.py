@@ -6,6 +6,7 @@ Two ways lead to N single-agent games of a registered id, and they cost very dif
 for these ids, since they register a vector entry point)::
 
     import gymnasium
+    import numpy as np
     import tabletop_rl.envs  # registers the ids
 
     envs = gymnasium.make_vec("tabletop_rl/Liniell-v0", num_envs=64, opponent="random")
@@ -29,16 +30,39 @@ game's rendering.
 
 What each costs, measured with ``python benchmarks/bench_gym_vector.py`` (64 games, a random
 learner against the ``random`` opponent, two players; learner steps per second, both paths
-in the same run, on a shared, loaded 2-core machine, so the ratio is the figure to keep)::
+alternated in the same run on a shared, loaded 2-core machine, so the ratio is the figure to
+keep)::
 
-    game            batched   one by one   ratio
-    liniell_v0       25,573        2,917    8.8x
-    qwirkle_cards_v0  6,066        1,977    3.1x
-    qwirkle_v0        2,939        1,283    2.3x
+    game              batched   one by one   ratio
+    liniell_v0         63,273       10,551    6.0x
+    qwirkle_v0         16,699        4,969    3.4x
+    qwirkle_cards_v0   10,108        3,797    2.7x
 
-The batched path gains most where the game's step is cheap next to Python's bookkeeping
-(Liniell); Qwirkle's compiled step (its 21,424-entry observation and its move generation)
-is most of the one-by-one path's cost already, so batching saves less there.
+The batched path gains most where the game's compiled step is cheap next to Python's
+bookkeeping (Liniell). Where the compiled step itself is most of the one-by-one path's cost
+(Qwirkle's move generation and 21,424-entry observation, Qwirkle Cards' turn search), batching
+saves the bookkeeping only. In the batched Liniell step about a third of the time is the
+compiled game step (the learner's move and the opponent's, each game observed after each);
+the rest is array bookkeeping per round of moves and the Python part of each new game's deal:
+playing the opponents inside the compiled step would be the next gain.
+
+Self-play (:class:`SelfPlayVectorEnv`, and SB3's ``SelfPlayVecEnv``, every seat of every
+game one sub-environment) runs on the same batch; ``python benchmarks/bench_gym_vector.py
+--self-play`` (SB3's ``SelfPlayVecEnv``, 32 games x 2 seats, game steps per second, against
+its game-by-game engine of before, same machine and run)::
+
+    game              batched   one by one   ratio
+    liniell_v0         80,805       22,481    3.6x
+    qwirkle_cards_v0   32,008       10,310    3.1x
+    qwirkle_v0         14,908       10,196    1.5x
+
+A self-play step observes every seat of every game (Liniell updates each seat's view in
+place; Qwirkle rewrites its large observation whole for each seat, most of its cost).
+
+**Stable-Baselines3**: ``tabletop_rl.baselines.sb3.GymnasiumVecEnv(envs)`` hands the batched
+path (made with ``autoreset_mode=AutoresetMode.SAME_STEP``) to SB3 and SB3-contrib's
+``MaskablePPO``; ``benchmarks/sb3_maskable_batch.py`` trains it for a wall-clock budget and
+reports its learner steps per second and win rates.
 
 Both paths play **the same games**: with the same seeds, opponents and actions, the batched
 environment returns what the sync vector environment returns, step for step: observations,
@@ -94,6 +118,12 @@ from gymnasium.vector.utils import batch_space
 from numpy.random import PCG64, Generator
 
 from .core.batch_policy import BatchPolicy, GameGenerators, batch_form
+from .core.compiled_random import (
+    bitgen_address,
+    draw_integers_each,
+    pcg64_seed_states,
+    set_pcg64_state,
+)
 from .errors import ConfigError, IllegalActionError
 from .vector import VectorGames
 
@@ -202,7 +232,17 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self.seats = np.full(n, 0 if learner_seat is None else int(learner_seat), dtype=np.int64)
         """Each sub-environment's learner seat in its current game."""
         self._generators: list[np.random.Generator | None] = [None] * n
+        """Each sub-environment's generator (the single-agent wrapper's ``np_random``)."""
+        self._generator_bits = np.zeros(n, dtype=np.intp)
+        # generators reused game after game, each given the state default_rng(seed) has
+        self._game_rngs = [Generator(PCG64(0)) for _ in range(n)]
         self._opponent_rngs = GameGenerators(n, players - 1)
+        for i in range(n):
+            self._opponent_rngs.set(i, [Generator(PCG64(0)) for _ in range(players - 1)])
+        # what each new game draws from its sub-environment's generator, in order: the
+        # learner's seat (when drawn), the game's seed, each opponent's seed
+        counts = [players] if learner_seat is None else []
+        self._draws = np.array([*counts, 2**31, *[2**63] * (players - 1)], dtype=np.uint64)
         self._running = np.zeros(n, dtype=np.bool_)
         self._ended = np.zeros(n, dtype=np.bool_)
         self._masks = np.zeros((n, self.games.num_actions), dtype=np.int8)
@@ -230,21 +270,28 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     def _deal(self, slots: np.ndarray, seeds: Sequence[int | None]) -> None:
         """Deal the next game of each of ``slots`` as the single-agent wrapper's reset does:
         its learner seat, game and opponents' generators drawn from the slot's generator
-        (seeded anew where a seed is given). The games start on the batch's next step."""
+        (seeded anew where a seed is given), the same numbers in the same order, compiled
+        (:mod:`.core.compiled_random`). The games start on the batch's next step."""
         players = self.num_players
-        games = []
         for i, seed in zip(slots.tolist(), seeds, strict=True):
             if seed is not None or self._generators[i] is None:
                 self._generators[i] = seeding.np_random(seed)[0]
-            rng = self._generators[i]
-            assert rng is not None
-            if self._fixed_seat is None:
-                self.seats[i] = int(rng.integers(players))
-            game_seed = int(rng.integers(2**31))
-            # Generator(PCG64(s)) is numpy.random.default_rng(s), the wrapper's generators
-            opponents = [Generator(PCG64(int(rng.integers(2**63)))) for _ in range(players - 1)]
-            self._opponent_rngs.set(i, opponents)
-            games.append(Generator(PCG64(game_seed)))
+                self._generator_bits[i] = bitgen_address(self._generators[i])
+        draws = np.zeros((slots.size, self._draws.size), dtype=np.int64)
+        draw_integers_each(self._generator_bits[slots], self._draws, draws)
+        if self._fixed_seat is None:
+            self.seats[slots] = draws[:, 0]
+        seeds_drawn = draws[:, -players:]  # the game's seed, then each opponent's
+        states = np.zeros((seeds_drawn.size, 4), dtype=np.uint64)
+        pcg64_seed_states(seeds_drawn.reshape(-1).astype(np.uint64), states)
+        states = states.reshape(slots.size, players, 4)
+        games = []
+        for row, i in enumerate(slots.tolist()):
+            set_pcg64_state(self._game_rngs[i], states[row, 0])
+            opponents = self._opponent_rngs.generators[i]
+            for k in range(players - 1):
+                set_pcg64_state(opponents[k], states[row, k + 1])  # type: ignore[arg-type]
+            games.append(self._game_rngs[i])
         if not self._started:
             self.games.reset()
             self._started = True

@@ -264,3 +264,35 @@ def test_compiled_draws_are_generator_choice(bits: type) -> None:
         assert a.integers(2**62) == b.integers(2**62)
     with pytest.raises(ConfigError, match="no candidate"):
         generators.drawer(np.array([0]), np.array([0]))(np.zeros((1, 4), dtype=np.int8))
+
+
+def test_compiled_seeding_and_integers_are_numpys() -> None:
+    """What a new game draws, compiled: PCG64's state for a seed and Generator.integers."""
+    from tabletop_rl.envs.core.compiled_random import (
+        bitgen_address,
+        draw_integers_each,
+        pcg64_seed_states,
+        set_pcg64_state,
+    )
+
+    source = np.random.default_rng(5)
+    seeds = np.concatenate(
+        [[0, 1, 2**31 - 1, 2**32 - 1, 2**32, 2**63 - 1], source.integers(2**63, size=200)]
+    ).astype(np.uint64)
+    states = np.zeros((seeds.size, 4), dtype=np.uint64)
+    pcg64_seed_states(seeds, states)
+    generator = np.random.default_rng()
+    for seed, words in zip(seeds.tolist(), states, strict=True):
+        expected = np.random.PCG64(seed).state["state"]
+        assert expected == {"state": int(words[0]) << 64 | int(words[1]),
+                            "inc": int(words[2]) << 64 | int(words[3])}  # fmt: skip
+        set_pcg64_state(generator, words)
+        assert generator.bit_generator.state == np.random.default_rng(seed).bit_generator.state
+    counts = np.array([3, 2**31, 2**32, 2**32 + 1, 2**63], dtype=np.uint64)
+    ours = [np.random.default_rng(s) for s in range(50)]
+    theirs = [np.random.default_rng(s) for s in range(50)]
+    draws = np.zeros((50, counts.size), dtype=np.int64)
+    for _ in range(20):
+        draw_integers_each(np.array([bitgen_address(g) for g in ours]), counts, draws)
+        expected_draws = [[int(g.integers(int(c))) for c in counts] for g in theirs]
+        assert draws.tolist() == expected_draws

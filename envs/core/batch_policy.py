@@ -35,25 +35,22 @@ Batch policies here:
 - :class:`RowPolicy`: a plain ``policy(observation, action_mask) -> action`` called once per
   game in Python (the slow path: as costly as the single-agent wrapper's opponents).
 
-Draws run compiled: each generator's bit generator is stepped through numpy's own C
-interface to it (the ``bitgen_t`` in ``bit_generator.capsule``), with numpy's bounded-integer
-algorithm, so a draw advances the very generator object that the single-game path would use,
-by the same amount, and gives the same action.
+Draws run compiled (:mod:`.compiled_random`): each generator's bit generator is stepped
+through numpy's own C interface to it, with numpy's bounded-integer algorithm, so a draw
+advances the very generator object that the single-game path would use, by the same amount,
+and gives the same action.
 """
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from ..errors import ConfigError
+from .compiled_random import bitgen_address, integers
 
 Draw = Callable[[np.ndarray], np.ndarray]
 """``draw(candidates)``: one candidate action per row, drawn uniformly (module docstring)."""
@@ -69,44 +66,6 @@ class BatchPolicy(Protocol):
 
 
 # ------------------------------------------------------------------ compiled draws
-@intrinsic
-def _next_uint32(typingctx: Any, bitgen: Any) -> Any:
-    """32 random bits from the bit generator whose ``bitgen_t`` (numpy's C interface: the
-    state pointer, then the ``next_uint64``, ``next_uint32``, ... function pointers) is at
-    address ``bitgen``: its own ``next_uint32`` called on its own state."""
-    sig = types.uint32(types.intp)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        fnty = ir.FunctionType(ir.IntType(32), [cgutils.voidptr_t])
-        fields = builder.inttoptr(args[0], cgutils.voidptr_t.as_pointer())
-        state = builder.load(fields)
-        slot = builder.gep(fields, [ir.Constant(ir.IntType(32), 2)])
-        fn = builder.bitcast(builder.load(slot), fnty.as_pointer())
-        return builder.call(fn, [state])
-
-    return sig, codegen
-
-
-@njit(cache=True)
-def _bounded(bitgen: int, count: int) -> int:
-    """``Generator.integers(0, count)`` (int64, ``count`` < 2**32): numpy's draw, Lemire's
-    method on 32-bit outputs, rejection included."""
-    rng = np.uint64(count - 1)
-    if rng == 0:
-        return 0
-    if rng == np.uint64(0xFFFFFFFF):
-        return np.int64(_next_uint32(bitgen))
-    excl = rng + np.uint64(1)
-    m = np.uint64(_next_uint32(bitgen)) * excl
-    left = m & np.uint64(0xFFFFFFFF)
-    if left < excl:
-        threshold = (np.uint64(0xFFFFFFFF) - rng) % excl
-        while left < threshold:
-            m = np.uint64(_next_uint32(bitgen)) * excl
-            left = m & np.uint64(0xFFFFFFFF)
-    return np.int64(m >> np.uint64(32))
-
-
 @njit(cache=True)
 def _choose(candidates: np.ndarray, bitgens: np.ndarray, out: np.ndarray) -> int:
     """Row ``k``'s ``generator.choice(flatnonzero(candidates[k]))`` into ``out[k]``, drawing
@@ -119,24 +78,13 @@ def _choose(candidates: np.ndarray, bitgens: np.ndarray, out: np.ndarray) -> int
             count += row[a] != 0
         if count == 0:
             return k
-        left = _bounded(bitgens[k], count)
+        left = integers(bitgens[k], np.uint64(count))
         for a in range(row.shape[0]):  # the pick-th candidate; no branch on the mask
             left -= row[a] != 0
             if left < 0:
                 out[k] = a
                 break
     return -1
-
-
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-def _bitgen_address(generator: np.random.Generator) -> int:
-    """The address of ``generator``'s ``bitgen_t`` (numpy's C interface to its bit
-    generator, from the bit generator's capsule)."""
-    return int(_capsule_pointer(generator.bit_generator.capsule, b"BitGenerator"))
 
 
 class GameGenerators:
@@ -157,7 +105,7 @@ class GameGenerators:
                     f"opponent generators must be numpy.random.Generator, got {generator!r}"
                 )
             self.generators[game][k] = generator
-            self._bitgens[game, k] = _bitgen_address(generator)
+            self._bitgens[game, k] = bitgen_address(generator)
 
     def drawer(self, rows: np.ndarray, opponents: np.ndarray) -> Draw:
         """``draw`` for the games ``rows``, opponent ``opponents[k]`` in game ``rows[k]``."""

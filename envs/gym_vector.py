@@ -19,8 +19,8 @@ builds one :class:`SingleAgentVectorEnv`: the N games live in one
 and Qwirkle Cards), a step plays the learners' N moves with one compiled call, then the
 opponents' moves, each round of them one compiled call for every game where an opponent is
 to move and one call of the opponent's batch form (:mod:`.core.batch_policy`) for all of
-them. Python work per step does not grow with the games' count, beyond a few array
-operations.
+them; Liniell's compiled core plays ``random`` opponents inside the learners' call itself.
+Python work per step does not grow with the games' count, beyond a few array operations.
 
 **The one-by-one path** (``vectorization_mode="sync"`` or ``"async"``) builds Gymnasium's
 ``SyncVectorEnv`` / ``AsyncVectorEnv`` of N :class:`~tabletop_rl.envs.core.SingleAgentEnv`:
@@ -34,17 +34,16 @@ alternated in the same run on a shared, loaded 2-core machine, so the ratio is t
 keep)::
 
     game              batched   one by one   ratio
-    liniell_v0         63,273       10,551    6.0x
-    qwirkle_v0         16,699        4,969    3.4x
-    qwirkle_cards_v0   10,108        3,797    2.7x
+    liniell_v0        110,001       15,245    7.2x
+    qwirkle_v0         15,520        4,534    3.4x
+    qwirkle_cards_v0   21,676        8,606    2.5x
 
 The batched path gains most where the game's compiled step is cheap next to Python's
 bookkeeping (Liniell). Where the compiled step itself is most of the one-by-one path's cost
 (Qwirkle's move generation and 21,424-entry observation, Qwirkle Cards' turn search), batching
 saves the bookkeeping only. In the batched Liniell step about a third of the time is the
-compiled game step (the learner's move and the opponent's, each game observed after each);
-the rest is array bookkeeping per round of moves and the Python part of each new game's deal:
-playing the opponents inside the compiled step would be the next gain.
+compiled game step (the learner's move, the opponent's, the observation); the rest is the
+returned arrays' copies, array bookkeeping and setting up each new game's generators.
 
 Self-play (:class:`SelfPlayVectorEnv`, and SB3's ``SelfPlayVecEnv``, every seat of every
 game one sub-environment) runs on the same batch; ``python benchmarks/bench_gym_vector.py
@@ -52,9 +51,9 @@ game one sub-environment) runs on the same batch; ``python benchmarks/bench_gym_
 its game-by-game engine of before, same machine and run)::
 
     game              batched   one by one   ratio
-    liniell_v0         80,805       22,481    3.6x
-    qwirkle_cards_v0   32,008       10,310    3.1x
-    qwirkle_v0         14,908       10,196    1.5x
+    liniell_v0         82,549       22,941    3.6x
+    qwirkle_cards_v0   42,219       11,259    3.7x
+    qwirkle_v0         14,658        8,890    1.6x
 
 A self-play step observes every seat of every game (Liniell updates each seat's view in
 place; Qwirkle rewrites its large observation whole for each seat, most of its cost).
@@ -117,7 +116,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numpy.random import PCG64, Generator
 
-from .core.batch_policy import BatchPolicy, GameGenerators, batch_form
+from .core.batch_policy import BatchPolicy, GameGenerators, RandomPolicy, batch_form
 from .core.compiled_random import (
     bitgen_address,
     draw_integers_each,
@@ -217,6 +216,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             policy, ks = self._groups[index]
             self._groups[index] = (policy, np.append(ks, k))
         bound = [forms[o if isinstance(o, str) else id(o)] for o in given]
+        # random opponents are played inside the compiled step where the backend can
+        self._compiled_opponents = self.games.plays_random_opponents and all(
+            isinstance(policy, RandomPolicy) for policy, _ in self._groups
+        )
         self.env_name = env_name
         self.num_envs = n
         self.num_players = players
@@ -306,13 +309,16 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         moves in all of them until it is the learner's turn or the game is over. Returns the
         learners' rewards in the games ``moving`` (everything they received meanwhile)."""
         rows = moving | starting
-        out = self.games.step(actions, rows)
-        rewards = np.zeros(self.num_envs, dtype=np.float64)
         seats = self.seats
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
         mine = np.flatnonzero(moving)
+        if self._compiled_opponents:  # the moves and the random opponents' in one call
+            out = self.games.step_versus_random(actions, rows, seats, self._opponent_rngs)
+        else:
+            out = self.games.step(actions, rows)
         rewards[mine] += out.rewards[mine, seats[mine]]
         picks = np.zeros(self.num_envs, dtype=np.int64)
-        while True:
+        while not self._compiled_opponents:
             waiting = rows & ~(out.terminated | out.truncated) & (out.current_player != seats)
             if not waiting.any():
                 break

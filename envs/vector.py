@@ -268,6 +268,37 @@ class VectorGames:
         self._batch.step(actions, active)
         return self._result
 
+    @property
+    def plays_random_opponents(self) -> bool:
+        """Whether :meth:`step_versus_random` runs compiled here (Liniell's compiled core)."""
+        return hasattr(self._batch, "step_versus_random")
+
+    def step_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, opponents: Any
+    ) -> BatchResult:
+        """:meth:`step`, then in each active game the seats other than ``seats[i]`` move until
+        that seat is to act or the game is over, each uniformly at random among its legal
+        actions from its generator in ``opponents`` (a
+        :class:`~tabletop_rl.envs.core.batch_policy.GameGenerators`, one per game and other
+        seat, in seat order skipping ``seats[i]``), exactly as ``Generator.choice`` of the
+        legal actions draws; in one compiled call. ``rewards`` then holds each seat's sum
+        over every move played. Only where :attr:`plays_random_opponents`."""
+        if not self.plays_random_opponents:
+            raise ConfigError(
+                f"{self.name}'s {self.backend} backend does not play random opponents itself"
+            )
+        rows = check_active(active, self.num_envs)
+        seats = np.asarray(seats, dtype=np.int64)
+        if (
+            seats.shape != (self.num_envs,)
+            or not ((seats[rows] >= 0) & (seats[rows] < self.num_players)).all()
+        ):
+            raise ConfigError(
+                f"seats must be {self.num_envs} seats from 0 to {self.num_players - 1}"
+            )
+        self._batch.step_versus_random(actions, rows, seats, opponents.bitgens(rows))
+        return self._result
+
     def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
         """Start the next game of each slot in ``slots`` from the generator at the same place
         in ``generators``, on the slot's next step (module docstring). Call :meth:`reset`

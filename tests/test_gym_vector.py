@@ -296,3 +296,16 @@ def test_compiled_seeding_and_integers_are_numpys() -> None:
         draw_integers_each(np.array([bitgen_address(g) for g in ours]), counts, draws)
         expected_draws = [[int(g.integers(int(c))) for c in counts] for g in theirs]
         assert draws.tolist() == expected_draws
+
+
+def test_compiled_permutations_are_numpys() -> None:
+    """Liniell's deal, compiled: Generator.permutation's shuffle, draw for draw."""
+    from tabletop_rl.envs.core.compiled_random import bitgen_address, permute_into
+
+    values = np.arange(70, dtype=np.int16) % 23
+    out = np.zeros_like(values)
+    for seed in range(30):
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        permute_into(bitgen_address(ours), values, out)
+        assert out.tolist() == theirs.permutation(values).tolist()
+        assert ours.bit_generator.state == theirs.bit_generator.state

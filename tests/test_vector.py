@@ -105,3 +105,27 @@ def test_some_games_step_and_a_restart_deals_from_the_given_generator(
         games.restart([0], [0])
     with pytest.raises(ConfigError, match="active must be 3 bools"):
         games.step(np.zeros(3, dtype=np.int64), np.ones(3, dtype=np.int64))
+
+
+def test_random_opponents_inside_the_compiled_step_are_checked() -> None:
+    from tabletop_rl.envs.core.batch_policy import GameGenerators
+
+    compiled = VectorGames("liniell_v0", num_envs=2, seed=0)
+    reference = VectorGames("liniell_v0", num_envs=2, seed=0, engine="reference")
+    assert compiled.plays_random_opponents and not reference.plays_random_opponents
+    opponents = GameGenerators(2, 1)
+    out = compiled.reset()
+    actions = np.argmax(out.action_mask, axis=1)
+    with pytest.raises(ConfigError, match="reset first"):  # no generator: nothing is drawn
+        compiled.step_versus_random(actions, None, np.zeros(2, dtype=np.int64), opponents)
+    for game in range(2):
+        opponents.set(game, [np.random.default_rng(game)])
+    with pytest.raises(ConfigError, match="seats must be"):
+        compiled.step_versus_random(actions, None, np.full(2, 2), opponents)
+    with pytest.raises(ConfigError, match="does not play random opponents"):
+        reference.reset()
+        reference.step_versus_random(actions, None, np.zeros(2, dtype=np.int64), opponents)
+    seats = np.array([0, 1])
+    out = compiled.step_versus_random(actions, None, seats, opponents)
+    ended = out.terminated | out.truncated
+    assert ((out.current_player == seats) | ended).all()  # back at the learner's turn

@@ -107,6 +107,15 @@ class GameGenerators:
             self.generators[game][k] = generator
             self._bitgens[game, k] = bitgen_address(generator)
 
+    def bitgens(self, rows: np.ndarray) -> np.ndarray:
+        """The bit generator addresses of the games where ``rows`` is set, one column per
+        opponent (a compiled backend draws from them; all rows must have generators)."""
+        table = self._bitgens
+        if not table[rows].all():
+            game = int(np.flatnonzero(rows & ~table.all(axis=1))[0])
+            raise ConfigError(f"game {game} has no generator for each opponent: reset first")
+        return table
+
     def drawer(self, rows: np.ndarray, opponents: np.ndarray) -> Draw:
         """``draw`` for the games ``rows``, opponent ``opponents[k]`` in game ``rows[k]``."""
         bitgens = self._bitgens[rows, opponents]

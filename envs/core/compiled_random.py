@@ -122,6 +122,36 @@ def integers(bitgen: int, count: np.uint64) -> int:
 
 
 @njit(cache=True)
+def interval(bitgen: int, high: np.uint64) -> np.uint64:
+    """numpy's ``random_interval``: uniform in 0..``high`` by masked rejection (the draw
+    behind ``Generator.shuffle`` and ``permutation``)."""
+    if high == np.uint64(0):
+        return np.uint64(0)
+    mask = high
+    for shift in (1, 2, 4, 8, 16, 32):
+        mask |= mask >> np.uint64(shift)
+    if high <= _M32:
+        value = np.uint64(next_uint32(bitgen)) & mask
+        while value > high:
+            value = np.uint64(next_uint32(bitgen)) & mask
+        return value
+    value = next_uint64(bitgen) & mask
+    while value > high:
+        value = next_uint64(bitgen) & mask
+    return value
+
+
+@njit(cache=True)
+def permute_into(bitgen: int, values: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = Generator.permutation(values)`` for a 1-d array, drawn from the bit
+    generator at ``bitgen`` as numpy's shuffle draws it (last position first)."""
+    out[:] = values
+    for i in range(values.shape[0] - 1, 0, -1):
+        j = np.int64(interval(bitgen, np.uint64(i)))
+        out[i], out[j] = out[j], out[i]
+
+
+@njit(cache=True)
 def draw_integers(bitgen: int, counts: np.ndarray, out: np.ndarray) -> None:
     """``out[k] = Generator.integers(counts[k])`` (``counts``: uint64), in order, from the
     bit generator at ``bitgen``."""
@@ -228,8 +258,10 @@ __all__ = [
     "draw_integers",
     "draw_integers_each",
     "integers",
+    "interval",
     "next_uint32",
     "next_uint64",
     "pcg64_seed_states",
+    "permute_into",
     "set_pcg64_state",
 ]

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.batch import BatchBuffers, check_active, check_batch_options
+from ..core.compiled_random import bitgen_address
 from ..core.features import with_features
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -108,11 +109,14 @@ class LiniellBatch(BatchBuffers):
         """Games started in each slot so far."""
         self._rngs = [np.random.default_rng([self.seed, i]) for i in range(n_envs)]
         self._next_stacks = np.zeros((n_envs, NUM_TILES), dtype=np.int16)
+        self._tiles = np.array(self.model.tile_set.stack(), dtype=np.int16)
         self._next_starts = np.zeros(n_envs, dtype=np.int64)
         self._done = np.zeros(n_envs, dtype=np.int8)
         self._due = np.zeros(n_envs, dtype=np.bool_)
         """Slots whose game ended and whose next deal is not drawn yet (drawn when they step)."""
         self._active = np.ones(n_envs, dtype=np.bool_)
+        self._seats = np.full(n_envs, -1, dtype=np.int64)
+        self._bitgens = np.zeros((n_envs, n - 1), dtype=np.intp)
         self._actions = np.zeros(n_envs, dtype=np.int64)
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, WRITTEN_SIZE), dtype=np.int16)
@@ -129,6 +133,8 @@ class LiniellBatch(BatchBuffers):
             self._next_starts,
             self._done,
             self._active,
+            self._seats,
+            self._bitgens,
             self.observation,
             self._written,
             self.action_mask,
@@ -143,9 +149,11 @@ class LiniellBatch(BatchBuffers):
 
     def _deal(self, slots: np.ndarray) -> None:
         """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
-        deal, rngs = self.model.deal, self._rngs
-        for i in slots:
-            self._next_stacks[i], self._next_starts[i] = deal(rngs[i])
+        slots = np.asarray(slots, dtype=np.int64)
+        bitgens = np.array([bitgen_address(self._rngs[i]) for i in slots], dtype=np.intp)
+        core.deal_games(
+            bitgens, slots, self._tiles, self.num_players, self._next_stacks, self._next_starts
+        )
         self.episodes[slots] += 1
 
     def _step_block(self, block: int) -> None:
@@ -193,16 +201,35 @@ class LiniellBatch(BatchBuffers):
         step, whose action it ignores, as after a game's end."""
         for i, rng in zip(slots, generators, strict=True):
             self._rngs[i] = rng
-            self.action_mask[i] = 1  # as after a game's end: the next action is ignored
-            self._next_stacks[i], self._next_starts[i] = self.model.deal(rng)
-            self.episodes[i] += 1
-            self._due[i] = False
-            self._done[i] = 1
+        slots = np.asarray(slots, dtype=np.int64)
+        self._deal(slots)
+        self.action_mask[slots] = 1  # as after a game's end: the next action is ignored
+        self._due[slots] = False
+        self._done[slots] = 1
+
+    def step_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, bitgens: np.ndarray
+    ) -> None:
+        """:meth:`step`, then in each active game the other seats move until seat
+        ``seats[i]`` is to act or the game is over, each uniformly at random among its legal
+        actions as ``Generator.choice`` draws it, from the bit generator at ``bitgens[i, k]``
+        (:func:`~tabletop_rl.envs.core.compiled_random.bitgen_address`) for the ``k``-th seat
+        other than ``seats[i]``; all in one compiled call. ``rewards`` then holds the sum of
+        every move's rewards, the observation and mask rows the position reached."""
+        self._seats[:] = seats
+        self._bitgens[:] = bitgens
+        try:
+            self._step(actions, active)
+        finally:
+            self._seats[:] = -1
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """Play ``actions[i]`` in game ``i`` (each legal by ``action_mask``; ignored for a
         game that ended on the previous step, which starts anew instead); with ``active``,
         only the games where it is True (the others' actions are not read)."""
+        self._step(actions, active)
+
+    def _step(self, actions: np.ndarray, active: np.ndarray | None) -> None:
         if not self._started:
             raise ConfigError("call reset() before step()")
         rows = check_active(active, self.num_envs)

@@ -9,6 +9,12 @@ wrapper (:class:`~tabletop_rl.envs.core.single_agent.SingleAgentEnv`), so Gymnas
 
     env = gymnasium.make("tabletop_rl/Liniell-v0", opponent="greedy", num_players=3)
     envs = gymnasium.make_vec("tabletop_rl/Qwirkle-v0", num_envs=4, vectorization_mode="sync")
+    fast = gymnasium.make_vec("tabletop_rl/Qwirkle-v0", num_envs=64)  # the compiled batch
+
+``make_vec`` builds the batched vector environment of :mod:`tabletop_rl.envs.gym_vector` by
+default (``vectorization_mode="vector_entry_point"``): all games in one compiled batch, the
+opponents' moves played inside it; ``"sync"`` and ``"async"`` step one single-agent
+environment per game.
 
 >>> available_envs() == sorted(available_envs())
 True
@@ -142,5 +148,6 @@ def register_gymnasium_ids() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="tabletop_rl.envs.registry:make_single_agent",
+                vector_entry_point="tabletop_rl.envs.gym_vector:make_vector_env",
                 kwargs={"env_name": env_name},
             )

@@ -27,6 +27,13 @@ Conventions (the same for every game and backend):
   dealt from those generators and stepped with the same actions.
 - The result's arrays are the batch's own buffers, rewritten by every step: read or copy
   them, never write into them.
+- **Some games only**: ``step(actions, active=mask)`` plays only the games where ``mask``
+  is True; the others are left as they are (their rows keep what the step before wrote, and
+  their actions are not read). :meth:`VectorGames.restart` starts a slot's next game from a
+  generator the caller gives (a game in progress there is dropped), on the slot's next step
+  as after a game's end; the slot deals from that generator from then on. With both, a
+  caller can play each game at its own pace (the Gymnasium vector environment of
+  :mod:`tabletop_rl.envs.gym_vector` plays the opponents' moves this way).
 
 Backends: Liniell, Qwirkle and Qwirkle Cards run on their compiled cores (one compiled call
 per step for the whole batch, ``threads`` > 1 spreading the games over threads) where
@@ -39,11 +46,12 @@ does an environment option (``**env_kwargs``) that the compiled core does not de
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .core.batch import BatchBuffers, BatchResult, check_batch_options
+from .core.batch import BatchBuffers, BatchResult, check_active, check_batch_options
 from .core.model import GameModel, Outcome, check_engine
 from .errors import ConfigError, IllegalActionError
 from .registry import make
@@ -94,17 +102,37 @@ class ModelBatch(BatchBuffers):
             self._start(i)
         self._started = True
 
-    def step(self, actions: np.ndarray) -> None:
+    def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
+        """Start the next game of each slot in ``slots`` from the generator at the same place
+        in ``generators`` on the slot's next step (module docstring)."""
+        for i, rng in zip(slots, generators, strict=True):
+            self._rngs[i] = rng
+            self.action_mask[i] = 1  # as after a game's end: the next action is ignored
+            self._done[i] = True
+
+    def state(self, i: int) -> Any:
+        """A copy of game ``i``'s state."""
+        return self.model.copy(self._states[i])
+
+    def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
+        """The model's ``player_info`` of seat ``seats[i]`` in game ``i``, one array per entry."""
+        pairs = zip(self._states, seats, strict=True)
+        infos = [self.model.player_info(state, int(seat)) for state, seat in pairs]
+        return {key: np.array([info[key] for info in infos]) for key in infos[0]}
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """Play ``actions[i]`` in game ``i`` (legal by ``action_mask``; ignored for a game
-        that ended on the previous step, which starts anew instead)."""
+        that ended on the previous step, which starts anew instead); with ``active``, only
+        in the games where it is True."""
         if not self._started:
             raise ConfigError("call reset() before step()")
-        actions = _check_actions(actions, self.action_mask, self.model)
+        rows = check_active(active, self.num_envs)
+        actions = _check_actions(actions, self.action_mask, self.model, rows)
         model = self.model
-        self.rewards[:] = 0
-        self.terminated[:] = False
-        self.truncated[:] = False
-        for i in range(self.num_envs):
+        self.rewards[rows] = 0
+        self.terminated[rows] = False
+        self.truncated[rows] = False
+        for i in np.flatnonzero(rows):
             if self._done[i]:
                 self._start(i)
                 continue
@@ -135,8 +163,11 @@ class ModelBatch(BatchBuffers):
         return self._outcomes[i]
 
 
-def _check_actions(actions: Any, mask: np.ndarray, model: GameModel) -> np.ndarray:
-    """``actions`` as an ``(N,)`` int array, each legal by ``mask``, or a clear error."""
+def _check_actions(
+    actions: Any, mask: np.ndarray, model: GameModel, rows: np.ndarray
+) -> np.ndarray:
+    """``actions`` as an ``(N,)`` int array, each of the ``rows`` legal by ``mask``, or a
+    clear error."""
     actions = np.asarray(actions)
     n, num_actions = mask.shape
     if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
@@ -144,13 +175,13 @@ def _check_actions(actions: Any, mask: np.ndarray, model: GameModel) -> np.ndarr
             f"actions must be {n} integers (one per game), got shape {actions.shape} of "
             f"{actions.dtype}"
         )
-    bad = np.flatnonzero((actions < 0) | (actions >= num_actions))
+    bad = np.flatnonzero(rows & ((actions < 0) | (actions >= num_actions)))
     if bad.size:
         i = int(bad[0])
         raise IllegalActionError(
             f"game {i}: action {int(actions[i])} is out of range; allowed: 0 to {num_actions - 1}"
         )
-    illegal = np.flatnonzero(mask[np.arange(n), actions] == 0)
+    illegal = np.flatnonzero(rows & (mask[np.arange(n), np.where(rows, actions, 0)] == 0))
     if illegal.size:
         i = int(illegal[0])
         raise IllegalActionError(
@@ -228,10 +259,88 @@ class VectorGames:
         self._batch.reset()
         return self._result
 
-    def step(self, actions: np.ndarray) -> BatchResult:
-        """Play ``actions[i]`` in game ``i`` (see the module docstring for finished games)."""
-        self._batch.step(actions)
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchResult:
+        """Play ``actions[i]`` in game ``i`` (see the module docstring for finished games);
+        with ``active``, only in the games where it is True."""
+        self._batch.step(actions, active)
         return self._result
+
+    @property
+    def plays_random_opponents(self) -> bool:
+        """Whether :meth:`step_versus_random` runs compiled here (Liniell's compiled core)."""
+        return hasattr(self._batch, "step_versus_random")
+
+    def step_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, opponents: Any
+    ) -> BatchResult:
+        """:meth:`step`, then in each active game the seats other than ``seats[i]`` move until
+        that seat is to act or the game is over, each uniformly at random among its legal
+        actions from its generator in ``opponents`` (a
+        :class:`~tabletop_rl.envs.core.batch_policy.GameGenerators`, one per game and other
+        seat, in seat order skipping ``seats[i]``), exactly as ``Generator.choice`` of the
+        legal actions draws; in one compiled call. ``rewards`` then holds each seat's sum
+        over every move played. Only where :attr:`plays_random_opponents`."""
+        if not self.plays_random_opponents:
+            raise ConfigError(
+                f"{self.name}'s {self.backend} backend does not play random opponents itself"
+            )
+        rows = check_active(active, self.num_envs)
+        seats = np.asarray(seats, dtype=np.int64)
+        if (
+            seats.shape != (self.num_envs,)
+            or not ((seats[rows] >= 0) & (seats[rows] < self.num_players)).all()
+        ):
+            raise ConfigError(
+                f"seats must be {self.num_envs} seats from 0 to {self.num_players - 1}"
+            )
+        self._batch.step_versus_random(actions, rows, seats, opponents.bitgens(rows))
+        return self._result
+
+    def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
+        """Start the next game of each slot in ``slots`` from the generator at the same place
+        in ``generators``, on the slot's next step (module docstring). Call :meth:`reset`
+        first."""
+        slots = [int(i) for i in slots]
+        if not all(0 <= i < self.num_envs for i in slots):
+            raise ConfigError(f"slots must be games 0 to {self.num_envs - 1}, got {slots}")
+        generators = list(generators)
+        if len(generators) != len(slots) or not all(
+            isinstance(g, np.random.Generator) for g in generators
+        ):
+            raise ConfigError("restart needs one numpy.random.Generator per slot")
+        self._batch.restart(slots, generators)
+
+    def state(self, i: int) -> Any:
+        """A copy of game ``i``'s state as the game model's (:attr:`model`) state."""
+        return self._batch.state(i)
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        """Seat ``seat``'s observation of game ``i`` (a new array, the environment's layout)."""
+        return self.model.observe(self._batch.state(i), seat)
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray | None = None, fresh: np.ndarray | None = None
+    ) -> None:
+        """Every seat's observation of each game (of those where ``rows`` is True): seat
+        ``p``'s view of game ``i`` into ``out[i, p]`` (``(N, players, size)`` float32), in
+        one compiled call where the backend has one, else game by game through the model.
+
+        ``fresh`` (bools, one per game) lets a backend update ``out`` rather than rewrite it:
+        ``out`` must then be the buffer of the previous call with ``fresh``, and ``fresh[i]``
+        set for every game that started (or was not observed) since."""
+        rows = check_active(rows, self.num_envs)
+        fast = getattr(self._batch, "observe_all", None)
+        if fast is not None and fast(out, rows, fresh):
+            return
+        for i in np.flatnonzero(rows).tolist():
+            state = self._batch.state(i)
+            for p in range(self.num_players):
+                self.model.observe(state, p, out[i, p])
+
+    def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
+        """The environment's per-player info entries (its ``infos[agent]``) of seat
+        ``seats[i]`` in game ``i``, one array per entry."""
+        return self._batch.player_info(np.asarray(seats, dtype=np.int64))
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""

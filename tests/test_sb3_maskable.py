@@ -115,3 +115,45 @@ def test_self_play_trains_every_seat_with_legal_actions() -> None:
     # A self-play policy plays one seat against scripted agents like any other.
     total, _steps = _legal_game(model, example.make_env("liniell_v0", seed=3), seed=0)
     assert total in (-1.0, 0.0, 1.0)
+
+
+def test_maskable_ppo_learns_on_the_compiled_batch_of_make_vec() -> None:
+    """MaskablePPO on gymnasium.make_vec's batched path (the opponents' moves inside the
+    compiled batch), through the SB3 adapter: it trains, and only ever picks legal moves."""
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from tabletop_rl.baselines.sb3 import GymnasiumVecEnv
+    from tabletop_rl.envs.errors import ConfigError
+    from tabletop_rl.envs.gym_vector import SingleAgentVectorEnv
+
+    envs = gymnasium.make_vec(
+        "tabletop_rl/Liniell-v0",
+        num_envs=8,
+        vectorization_mode="vector_entry_point",
+        opponent="random",
+        learner_seat=None,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    )
+    assert isinstance(envs, SingleAgentVectorEnv)
+    env = GymnasiumVecEnv(envs)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    env.seed(4)
+    obs = env.reset()
+    ended = 0
+    for _ in range(60):
+        masks = get_action_masks(env)
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert all(masks[i, a] for i, a in enumerate(actions))
+        obs, rewards, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones):
+            ended += 1
+            assert rewards[i] in (-1.0, 0.0, 1.0)
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+    assert ended > 0
+    with pytest.raises(ConfigError, match="SAME_STEP"):
+        GymnasiumVecEnv(gymnasium.make_vec("tabletop_rl/Liniell-v0", num_envs=2))

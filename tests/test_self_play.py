@@ -111,3 +111,89 @@ def test_a_seed_replays_the_batch() -> None:
         return out
 
     assert run(4) == run(4) and run(4) != run(5)
+
+
+def _same(a: object, b: object, where: str) -> None:
+    """Equal values: dicts key for key, arrays in dtype, shape and values."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and sorted(a) == sorted(b), f"{where}: {sorted(a)}"
+        for key in a:
+            _same(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and (a.dtype, a.shape) == (b.dtype, b.shape), where
+        assert np.array_equal(a, b), f"{where}: values differ"
+    else:
+        assert a == b and type(a) is type(b), f"{where}: {a!r} != {b!r}"
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "steps", "kwargs"),
+    [
+        ("liniell_v0", 2, 120, {}),
+        ("liniell_v0", 4, 120, {"features": True}),
+        ("qwirkle_cards_v0", 3, 150, {"reward": "score"}),
+        ("qwirkle_v0", 2, 700, {}),
+    ],
+)
+def test_the_compiled_batch_plays_the_same_self_play(
+    name: str, players: int, steps: int, kwargs: dict
+) -> None:
+    """SelfPlayBatch (SB3's SelfPlayVecEnv engine) equals SelfPlayGames step for step:
+    observations, masks, movers, rewards, ends and infos, illegal actions included."""
+    from tabletop_rl.envs.core.self_play import SelfPlayBatch
+
+    reference = _games(name, players, num_games=3, **kwargs)
+    batch = SelfPlayBatch(name, 3, num_players=players, **kwargs)
+    for a, b in zip(reference.reset(seed=5), batch.reset(seed=5), strict=True):
+        _same(a, b, "reset")
+    rng = np.random.default_rng(1)
+    ended = 0
+    for t in range(steps):
+        masks = reference.action_masks()
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        if t % 29 == 28:  # an illegal move of game 0's mover
+            mover = reference.movers()[0]
+            actions[mover] = int(np.argmin(masks[mover]))
+        assert reference.movers() == batch.movers()
+        expected, got = reference.step(actions), batch.step(actions)
+        for k, (a, b) in enumerate(zip(expected[:4], got[:4], strict=True)):
+            _same(a, b, f"step {t} item {k}")
+        for slot, (a, b) in enumerate(zip(expected[4], got[4], strict=True)):
+            _same(a, b, f"step {t} info {slot}")
+        _same(reference.action_masks(), batch.action_masks(), f"step {t} masks")
+        ended += int(expected[2].sum())
+    assert ended > steps // 29 * players  # games ended by their rules, not only by illegal moves
+
+
+def test_the_gymnasium_self_play_form() -> None:
+    """SelfPlayVectorEnv: SelfPlayBatch's steps with Gymnasium's vector infos (SAME_STEP)."""
+    from gymnasium.vector import AutoresetMode
+
+    from tabletop_rl.envs.core.self_play import SelfPlayBatch
+    from tabletop_rl.envs.gym_vector import SelfPlayVectorEnv
+
+    envs = SelfPlayVectorEnv("liniell_v0", num_games=2, num_players=2)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    batch = SelfPlayBatch("liniell_v0", 2, num_players=2)
+    obs, info = envs.reset(seed=3)
+    expected_obs, masks = batch.reset(seed=3)
+    assert np.array_equal(obs, expected_obs) and np.array_equal(info["action_mask"], masks)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(80):
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        obs, rewards, terminated, truncated, info = envs.step(actions)
+        expected = batch.step(actions)
+        masks = batch.action_masks()
+        assert np.array_equal(obs, expected[0]) and np.array_equal(rewards, expected[1])
+        assert np.array_equal(terminated, expected[2]) and np.array_equal(truncated, expected[3])
+        assert np.array_equal(info["action_mask"], masks)
+        assert obs in envs.observation_space
+        for slot in np.flatnonzero(terminated):
+            ended += 1
+            assert info["_final_obs"][slot]
+            assert np.array_equal(info["final_obs"][slot], expected[4][slot]["final_obs"])
+            assert not info["final_info"]["action_mask"][slot].any()
+    assert ended >= 4
+    with pytest.raises(AttributeError, match="action_masks"):
+        envs.call("render")

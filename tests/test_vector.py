@@ -72,3 +72,60 @@ def test_bad_input_is_refused_clearly() -> None:
         VectorGames("liniell_v0", num_envs=0)
     with pytest.raises(ConfigError, match="engine"):
         VectorGames("liniell_v0", num_envs=1, engine="fast")
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("name", ["liniell_v0", "qwirkle_cards_v0", "qwirkle_v0"])
+def test_some_games_step_and_a_restart_deals_from_the_given_generator(
+    name: str, engine: str
+) -> None:
+    games = VectorGames(name, num_envs=3, num_players=2, seed=2, engine=engine)
+    model = games.model
+    out = games.reset()
+    rng = np.random.default_rng(0)
+    active = np.array([True, False, True])
+    before = {f: getattr(out, f)[1].copy() for f in ("observation", "action_mask", "rewards")}
+    garbage = np.full(3, -5)  # an inactive game's action is not read
+    garbage[active] = _random_actions(out.action_mask, rng)[active]
+    out = games.step(garbage, active)
+    for field, row in before.items():
+        assert np.array_equal(getattr(out, field)[1], row), f"game 1's {field} changed"
+    # game 1 starts a game dealt from a given generator, game 2 plays on
+    games.restart([1], [np.random.default_rng(99)])
+    assert out.action_mask[1].all()  # as after a game's end: its next action is ignored
+    state = model.new_state(np.random.default_rng(99))
+    out = games.step(_random_actions(out.action_mask, rng), np.array([False, True, True]))
+    player = model.current_player(state)
+    assert out.current_player[1] == player
+    assert np.array_equal(out.observation[1], model.observe(state, player))
+    assert np.array_equal(out.action_mask[1], model.legal_mask(state))
+    assert np.array_equal(games.observe(1, player), out.observation[1])
+    assert np.array_equal(games.observe(1, 1 - player), model.observe(state, 1 - player))
+    with pytest.raises(ConfigError, match="one numpy.random.Generator per slot"):
+        games.restart([0], [0])
+    with pytest.raises(ConfigError, match="active must be 3 bools"):
+        games.step(np.zeros(3, dtype=np.int64), np.ones(3, dtype=np.int64))
+
+
+def test_random_opponents_inside_the_compiled_step_are_checked() -> None:
+    from tabletop_rl.envs.core.batch_policy import GameGenerators
+
+    compiled = VectorGames("liniell_v0", num_envs=2, seed=0)
+    reference = VectorGames("liniell_v0", num_envs=2, seed=0, engine="reference")
+    assert compiled.plays_random_opponents and not reference.plays_random_opponents
+    opponents = GameGenerators(2, 1)
+    out = compiled.reset()
+    actions = np.argmax(out.action_mask, axis=1)
+    with pytest.raises(ConfigError, match="reset first"):  # no generator: nothing is drawn
+        compiled.step_versus_random(actions, None, np.zeros(2, dtype=np.int64), opponents)
+    for game in range(2):
+        opponents.set(game, [np.random.default_rng(game)])
+    with pytest.raises(ConfigError, match="seats must be"):
+        compiled.step_versus_random(actions, None, np.full(2, 2), opponents)
+    with pytest.raises(ConfigError, match="does not play random opponents"):
+        reference.reset()
+        reference.step_versus_random(actions, None, np.zeros(2, dtype=np.int64), opponents)
+    seats = np.array([0, 1])
+    out = compiled.step_versus_random(actions, None, seats, opponents)
+    ended = out.terminated | out.truncated
+    assert ((out.current_player == seats) | ended).all()  # back at the learner's turn

@@ -7,6 +7,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from tabletop_rl.envs.core.batch_policy import RandomPolicy
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -102,3 +104,8 @@ class RandomAgent(SeededAgent):
         if legal.size == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action")
         return int(self.rng.choice(legal))
+
+    def batch_policy(self, model: Any) -> RandomPolicy:
+        """The batch form (:mod:`tabletop_rl.envs.core.batch_policy`): the same draw in many
+        games at once."""
+        return RandomPolicy()

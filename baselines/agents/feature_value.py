@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.batch_policy import FeatureValuePolicy
 from tabletop_rl.envs.errors import ConfigError
 
 from .base import SeededAgent
@@ -134,6 +135,12 @@ class FeatureValueAgent(SeededAgent):
 
     def act(self, observation: Mapping[str, np.ndarray], view: Any = None) -> int:
         return int(self.rng.choice(self.best_actions(observation, view)))
+
+    def batch_policy(self, model: Any) -> FeatureValuePolicy:
+        """The batch form over the observation of game model ``model`` (features on): the
+        same values and the same draw among the best, in many games at once
+        (:mod:`tabletop_rl.envs.core.batch_policy`)."""
+        return FeatureValuePolicy(self.weights).bind(model)
 
 
 def make_value_agent(rng: np.random.Generator, env_name: str, **weights: Any) -> FeatureValueAgent:

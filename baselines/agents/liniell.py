@@ -26,9 +26,11 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.batch_policy import FeatureValuePolicy
 from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.liniell.actions import SKIP, Lay, LiniellCodec, Occupy
 from tabletop_rl.envs.liniell.board import Board
@@ -38,6 +40,8 @@ from tabletop_rl.envs.liniell.tiles import Port
 from .base import SeededAgent
 
 CODEC = LiniellCodec()
+GREEDY_FIELDS = ("lay_turn_margin", "occupy_turn_margin", "skip_turn_margin")
+"""The feature fields that hold this agent's value of every lay, occupation and skip."""
 
 
 def margin(points: list[int], player: int) -> int:
@@ -130,6 +134,16 @@ class LiniellGreedyAgent(SeededAgent):
         best = max(v for v, _ in choices)
         actions = [a for v, a in choices if v == best]
         return int(actions[int(self.rng.integers(len(actions)))])
+
+    def batch_policy(self, model: Any) -> FeatureValuePolicy | None:
+        """The batch form (:mod:`tabletop_rl.envs.core.batch_policy`) where the observation
+        holds greedy's values as feature fields (``features=True``), else None: the legal
+        action of the best margin, as this agent values it, with ties drawn among every
+        legal action of that margin (this agent draws among distinct placements, so the
+        two play the same turns' values but not the same games move for move)."""
+        policy = FeatureValuePolicy(dict.fromkeys(GREEDY_FIELDS, 1.0))
+        fields = {f.name for f in model.layout}
+        return policy.bind(model) if set(GREEDY_FIELDS) <= fields else None
 
     def act(self, observation: Mapping[str, np.ndarray], view: Game | None = None) -> int:
         if not isinstance(view, Game):

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.batch_policy import BatchPolicy, batch_form
 from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
 
@@ -129,6 +130,37 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     return make_agent(name, env_name, rng, **kwargs)
 
 
+BATCH_AGENTS = (
+    "random, value:FIELD=WEIGHT,... (features=True), and on liniell_v0 greedy (features=True)"
+)
+"""The agent specs with a batch form (:func:`resolve_batch_policy`)."""
+
+
+def resolve_batch_policy(spec: str, env_name: str, model: Any) -> BatchPolicy:
+    """The batch form (:mod:`tabletop_rl.envs.core.batch_policy`) of the agent named by
+    ``spec``, over the observation of game model ``model`` (an environment's ``.model``,
+    features included), for the Gymnasium vector environment's opponents; a ConfigError
+    naming the agents that have one for anything else.
+
+    >>> from tabletop_rl.envs import make
+    >>> model = make("liniell_v0", raw=True, features=True).model
+    >>> type(resolve_batch_policy("greedy", "liniell_v0", model)).__name__
+    'FeatureValuePolicy'
+    >>> resolve_batch_policy("heuristic", "liniell_v0", model)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tabletop_rl.envs.errors.ConfigError: agent 'heuristic' has no batch form ...
+    """
+    agent = resolve_agent(spec, env_name, np.random.default_rng(0))
+    policy = batch_form(agent, model)
+    if policy is None:
+        raise ConfigError(
+            f"agent {spec!r} has no batch form for {game_name(env_name)} with these options; "
+            f"agents with one: {BATCH_AGENTS}"
+        )
+    return policy
+
+
 def agent_names_for(env_name: str) -> list[str]:
     """The scripted agents of ``env_name`` (a ``module:factory`` name: of its game)."""
     from ..agents import agent_names
@@ -190,6 +222,7 @@ def check_agent_specs(specs: Sequence[str], env_name: str) -> None:
 
 
 __all__ = [
+    "BATCH_AGENTS",
     "agent_names_for",
     "available_agents",
     "check_agent_specs",
@@ -198,4 +231,5 @@ __all__ = [
     "parse_agent_spec",
     "parse_value",
     "resolve_agent",
+    "resolve_batch_policy",
 ]

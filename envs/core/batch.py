@@ -36,6 +36,24 @@ def check_batch_options(
     return num_envs, seed, threads
 
 
+def check_active(active: Any, num_envs: int) -> np.ndarray:
+    """``active`` (which games a step plays) as an ``(N,)`` bool array: all True for None,
+    or a clear :class:`ConfigError`.
+
+    >>> check_active(None, 2).tolist(), check_active([True, False], 2).tolist()
+    ([True, True], [True, False])
+    """
+    if active is None:
+        return np.ones(num_envs, dtype=np.bool_)
+    rows = np.asarray(active)
+    if rows.shape != (num_envs,) or rows.dtype != np.bool_:
+        raise ConfigError(
+            f"active must be {num_envs} bools (one per game), got shape {rows.shape} of "
+            f"{rows.dtype}"
+        )
+    return rows
+
+
 @dataclass(frozen=True)
 class BatchResult:
     """What a batch's ``reset`` and ``step`` give back (:meth:`~tabletop_rl.envs.vector.\
@@ -115,6 +133,12 @@ class BatchBuffers:
         for name, value in rest.items():
             setattr(self, name, _decode(value, getattr(self, name)))
 
+    def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
+        """The game's per-player info entries (the environment's ``infos[agent]``, as the
+        game model's ``player_info`` gives them) of seat ``seats[i]`` in game ``i``, one
+        array per entry; none here (a backend whose game has entries overrides this)."""
+        return {}
+
     def result(self) -> BatchResult:
         """The buffers as a :class:`BatchResult` (views: they follow every later step)."""
         return BatchResult(**{f.name: getattr(self, f.name) for f in fields(BatchResult)})
@@ -164,4 +188,11 @@ def _decode(value: Any, current: Any) -> Any:
     return value
 
 
-__all__ = ["MAX_THREADS", "REWARDS", "BatchBuffers", "BatchResult", "check_batch_options"]
+__all__ = [
+    "MAX_THREADS",
+    "REWARDS",
+    "BatchBuffers",
+    "BatchResult",
+    "check_active",
+    "check_batch_options",
+]

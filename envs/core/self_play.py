@@ -2,9 +2,12 @@
 
 :class:`SelfPlayGames` runs ``num_games`` games side by side and gives each seat of each game
 its own slot (slot ``g * num_players + seat``), so one learner makes the decisions of every
-seat while each seat keeps its own, exact stream of observations and rewards. It is the
-engine of the Stable-Baselines3 adapter :class:`tabletop_rl.baselines.sb3.SelfPlayVecEnv` and
-needs neither torch nor SB3.
+seat while each seat keeps its own, exact stream of observations and rewards. It steps its
+games one by one in Python; :class:`SelfPlayBatch` plays the same games, step for step, in
+one compiled batch (:class:`~tabletop_rl.envs.vector.VectorGames`), and is the engine of the
+Stable-Baselines3 adapter :class:`tabletop_rl.baselines.sb3.SelfPlayVecEnv` and of the
+Gymnasium vector form :class:`tabletop_rl.envs.gym_vector.SelfPlayVectorEnv`. Neither needs
+torch nor SB3.
 
 A step is one decision in every game:
 
@@ -175,3 +178,141 @@ class SelfPlayGames:
             truncated,
             infos,
         )
+
+
+class SelfPlayBatch:
+    """:class:`SelfPlayGames` over one compiled batch: the same slots, masks, rewards,
+    autoresets, seeds and infos, step for step (tested), for ``num_games`` games of
+    environment ``env_name`` (keyword arguments go to the game, as for
+    :class:`~tabletop_rl.envs.vector.VectorGames`).
+
+    A step is one compiled call for the movers' actions, one for every seat's observation
+    of every game (the game-model backend, or ``features=True``, observes game by game in
+    Python instead), and a few array operations; a game that ends is dealt anew from the
+    seeded generator of :meth:`reset`, as :class:`SelfPlayGames` deals it.
+    """
+
+    def __init__(
+        self,
+        env_name: str,
+        num_games: int = 1,
+        num_players: int = 2,
+        threads: int = 1,
+        **env_kwargs: Any,
+    ) -> None:
+        from ..vector import VectorGames
+
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ConfigError(f"num_games={num_games!r} must be an int of at least 1")
+        reward = env_kwargs.pop("reward", "win")
+        self.games = VectorGames(
+            env_name, num_games, num_players, seed=0, threads=threads, reward=reward, **env_kwargs
+        )
+        self.num_players = n = self.games.num_players
+        self.num_games = num_games
+        self.num_slots = num_games * n
+        self.observation_space: gymnasium.Space = self.games.single_observation_space
+        self.action_space = gymnasium.spaces.Discrete(self.games.num_actions)
+        self._rng = np.random.default_rng()
+        self._masks = np.zeros((self.num_slots, self.games.num_actions), dtype=np.int8)
+        self._views = np.zeros((num_games, n, *self.observation_space.shape), dtype=np.float32)
+        self._final = np.zeros_like(self._views)
+        self._fresh = np.ones(num_games, dtype=np.bool_)
+        self._base = np.arange(num_games, dtype=np.int64) * n
+        self._all = np.ones(num_games, dtype=np.bool_)
+        self._noop = np.zeros(num_games, dtype=np.int64)
+        self._started = False
+
+    def slot(self, game: int, seat: int) -> int:
+        """The slot of ``seat`` in game ``game``."""
+        return game * self.num_players + seat
+
+    def movers(self) -> list[int]:
+        """The slot of the seat to move in each game, game by game."""
+        return (self._base + self.games._result.current_player).tolist()
+
+    def action_masks(self) -> np.ndarray:
+        """Every slot's mask (``int8``, one row per slot): waiting seats allow only action 0."""
+        return self._masks.copy()
+
+    def _start(self, games: np.ndarray) -> None:
+        """Deal the next game of each of ``games`` (in order) from the reset's generator."""
+        rows = np.zeros(self.num_games, dtype=np.bool_)
+        rows[games] = True
+        dealt = [np.random.default_rng(int(self._rng.integers(2**31))) for _ in games]
+        if not self._started:
+            self.games.reset()
+            self._started = True
+        self.games.restart(games, dealt)
+        self.games.step(self._noop, rows)
+        self._fresh[games] = True
+
+    def _show(self) -> np.ndarray:
+        """Every slot's observation (a new array) and mask."""
+        out = self.games._result
+        self.games.observe_all(self._views, self._all, self._fresh)
+        self._fresh[:] = False
+        movers = self._base + out.current_player
+        self._masks[:] = 0
+        self._masks[:, WAIT_ACTION] = 1
+        self._masks[movers] = out.action_mask
+        return self._views.reshape(self.num_slots, *self.observation_space.shape).copy()
+
+    def close(self) -> None:
+        """Stop the batch's worker threads, if any."""
+        close = getattr(self.games._batch, "close", None)
+        if callable(close):
+            close()
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Start every game afresh; returns every slot's observation and mask."""
+        self._rng = np.random.default_rng(seed)
+        self._start(np.arange(self.num_games))
+        return self._show(), self.action_masks()
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """One decision in every game (as :meth:`SelfPlayGames.step`)."""
+        if not self._started:
+            raise ConfigError("call reset() before step()")
+        actions = np.asarray(actions).reshape(-1)
+        if actions.shape != (self.num_slots,):
+            raise ConfigError(
+                f"step needs {self.num_slots} actions (one per slot), got {actions.size}"
+            )
+        n, g = self.num_players, self.num_games
+        out = self.games._result
+        movers = self._base + out.current_player
+        chosen = actions[movers]
+        num_actions = self._masks.shape[1]
+        in_range = (chosen >= 0) & (chosen < num_actions)
+        legal = in_range & (self._masks[movers, np.where(in_range, chosen, 0)] == 1)
+        rewards = np.zeros((g, n), dtype=np.float32)
+        done = ~legal
+        cut = np.zeros(g, dtype=np.bool_)
+        if legal.any():
+            self.games.step(np.where(legal, chosen, 0).astype(np.int64), legal)
+            rewards[legal] = out.rewards[legal]
+            done = ~legal | (legal & out.terminated)
+            cut = legal & out.truncated & ~done
+        rewards = rewards.reshape(-1)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_slots)]
+        for i in np.flatnonzero(~legal).tolist():
+            rewards[movers[i]] = -1.0
+            infos[int(movers[i])]["illegal_action"] = f"action {int(chosen[i])} is not legal now"
+        ended = done | cut
+        terminated = np.repeat(done, n)
+        truncated = np.repeat(cut, n)
+        if ended.any():
+            games = np.flatnonzero(ended)
+            final = self._final
+            self.games.observe_all(final, ended)
+            for seat in range(n):
+                seat_info = self.games.player_info(np.full(g, seat, dtype=np.int64))
+                for i in games.tolist():
+                    info = infos[i * n + seat]
+                    info["final_obs"] = final[i, seat].copy()
+                    info["final_info"] = {k: v[i].item() for k, v in seat_info.items()}
+            self._start(games)
+        return self._show(), rewards, terminated, truncated, infos

@@ -30,10 +30,12 @@ Conventions (the batched API's contract):
 - **Seeds**: slot ``i`` draws its games from ``np.random.default_rng([seed, i])``, one
   :meth:`~.compiled_model.LiniellCompiledModel.new_state` deal per game in order, so game
   ``k`` of slot ``i`` is the reference game ``LiniellModel.new_state`` makes from that
-  generator after ``k`` earlier deals. The deals are drawn in Python when a game ends (a
-  few microseconds, once per game); the steps run compiled.
+  generator after ``k`` earlier deals. The deals are drawn in Python when a slot's next
+  game starts (a few microseconds, once per game); the steps run compiled.
 - The arrays are the batch's own buffers, rewritten by every step: read or copy them, never
   write into them (an observation row is updated in place from its previous contents).
+- ``step(actions, active)`` plays only the games with ``active[i]`` set (the others keep
+  their rows as they are); :meth:`restart` starts a slot's next game from a given generator.
 - ``threads`` > 1 splits the games into that many blocks, stepped at once by a thread pool
   (the compiled step releases the GIL).
 
@@ -48,13 +50,15 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 
-from ..core.batch import BatchBuffers, check_batch_options
+from ..core.batch import BatchBuffers, check_active, check_batch_options
+from ..core.compiled_random import bitgen_address
 from ..core.features import with_features
 from ..core.model import Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -110,11 +114,18 @@ class LiniellBatch(BatchBuffers):
         """Games started in each slot so far."""
         self._rngs = [np.random.default_rng([self.seed, i]) for i in range(n_envs)]
         self._next_stacks = np.zeros((n_envs, NUM_TILES), dtype=np.int16)
+        self._tiles = np.array(self.model.tile_set.stack(), dtype=np.int16)
         self._next_starts = np.zeros(n_envs, dtype=np.int64)
         self._done = np.zeros(n_envs, dtype=np.int8)
+        self._due = np.zeros(n_envs, dtype=np.bool_)
+        """Slots whose game ended and whose next deal is not drawn yet (drawn when they step)."""
+        self._active = np.ones(n_envs, dtype=np.bool_)
+        self._seats = np.full(n_envs, -1, dtype=np.int64)
+        self._bitgens = np.zeros((n_envs, n - 1), dtype=np.intp)
         self._actions = np.zeros(n_envs, dtype=np.int64)
         # what each observation row shows: the next step updates the row from it
         self._written = np.zeros((n_envs, WRITTEN_SIZE), dtype=np.int16)
+        self._seat_written: np.ndarray | None = None  # observe_all's, per game and seat
         self._started = False
         bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
@@ -126,6 +137,9 @@ class LiniellBatch(BatchBuffers):
             self._next_stacks,
             self._next_starts,
             self._done,
+            self._active,
+            self._seats,
+            self._bitgens,
             self.observation,
             self._written,
             self.action_mask,
@@ -140,9 +154,11 @@ class LiniellBatch(BatchBuffers):
 
     def _deal(self, slots: np.ndarray) -> None:
         """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
-        deal, rngs = self.model.deal, self._rngs
-        for i in slots:
-            self._next_stacks[i], self._next_starts[i] = deal(rngs[i])
+        slots = np.asarray(slots, dtype=np.int64)
+        bitgens = np.array([bitgen_address(self._rngs[i]) for i in slots], dtype=np.intp)
+        core.deal_games(
+            bitgens, slots, self._tiles, self.num_players, self._next_stacks, self._next_starts
+        )
         self.episodes[slots] += 1
 
     def _step_block(self, block: int) -> None:
@@ -162,6 +178,10 @@ class LiniellBatch(BatchBuffers):
             )
 
     def _run(self) -> None:
+        due = np.flatnonzero(self._due & self._active)
+        if due.size:
+            self._deal(due)
+            self._due[due] = False
         if self._pool is None:
             self._step_block(0)
         else:
@@ -169,22 +189,55 @@ class LiniellBatch(BatchBuffers):
             futures = [self._pool.submit(self._step_block, b) for b in range(len(self._blocks))]
             for future in futures:
                 future.result()
-        ended = np.flatnonzero(self.terminated)
-        if ended.size:
-            self._deal(ended)
+        self._due |= self.terminated & self._active
 
     def reset(self) -> None:
         """Start the next game in every slot (the first call starts each slot's game 0)."""
-        self._deal(np.flatnonzero(self._done == 0))  # an ended game's next deal is drawn
+        self._deal(np.flatnonzero((self._done == 0) | self._due))
+        self._due[:] = False
         self._done[:] = 1
+        self._active[:] = True
         self._run()
         self._started = True
 
-    def step(self, actions: np.ndarray) -> None:
+    def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
+        """Deal the next game of each slot in ``slots`` from the generator at the same place
+        in ``generators`` (the slot's generator from now on); it starts on the slot's next
+        step, whose action it ignores, as after a game's end."""
+        for i, rng in zip(slots, generators, strict=True):
+            self._rngs[i] = rng
+        slots = np.asarray(slots, dtype=np.int64)
+        self._deal(slots)
+        self.action_mask[slots] = 1  # as after a game's end: the next action is ignored
+        self._due[slots] = False
+        self._done[slots] = 1
+
+    def step_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, bitgens: np.ndarray
+    ) -> None:
+        """:meth:`step`, then in each active game the other seats move until seat
+        ``seats[i]`` is to act or the game is over, each uniformly at random among its legal
+        actions as ``Generator.choice`` draws it, from the bit generator at ``bitgens[i, k]``
+        (:func:`~tabletop_rl.envs.core.compiled_random.bitgen_address`) for the ``k``-th seat
+        other than ``seats[i]``; all in one compiled call. ``rewards`` then holds the sum of
+        every move's rewards, the observation and mask rows the position reached."""
+        self._seats[:] = seats
+        self._bitgens[:] = bitgens
+        try:
+            self._step(actions, active)
+        finally:
+            self._seats[:] = -1
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """Play ``actions[i]`` in game ``i`` (each legal by ``action_mask``; ignored for a
-        game that ended on the previous step, which starts anew instead)."""
+        game that ended on the previous step, which starts anew instead); with ``active``,
+        only the games where it is True (the others' actions are not read)."""
+        self._step(actions, active)
+
+    def _step(self, actions: np.ndarray, active: np.ndarray | None) -> None:
         if not self._started:
             raise ConfigError("call reset() before step()")
+        rows = check_active(active, self.num_envs)
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(
@@ -192,7 +245,7 @@ class LiniellBatch(BatchBuffers):
                 f"shape {actions.shape} of {actions.dtype}"
             )
         self._actions[:] = actions
-        i = core.first_illegal(self._actions, self.action_mask)
+        i = core.first_illegal(self._actions, self.action_mask, rows)
         if i >= 0:
             action, num_actions = int(actions[i]), self.action_mask.shape[1]
             if not 0 <= action < num_actions:
@@ -203,7 +256,33 @@ class LiniellBatch(BatchBuffers):
                 f"game {i}: action {action} ({self.model.describe_action(None, action)}) is "
                 "illegal: its action-mask entry is 0"
             )
+        self._active[:] = rows
         self._run()
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None
+    ) -> bool:
+        """Every seat's observation of each game in ``rows`` into ``out[i, seat]``, compiled;
+        False (nothing written) with ``features=True``, whose features it does not write.
+
+        With ``fresh``, ``out`` must be the buffer of the previous such call: the rows of
+        games with ``fresh[i]`` False are updated from what it wrote there (a few entries
+        per step), the others written whole."""
+        if self.features:
+            return False
+        if fresh is None:
+            fresh = np.ones(self.num_envs, dtype=np.bool_)
+            written = np.zeros((self.num_envs, self.num_players, WRITTEN_SIZE), np.int16)
+        else:
+            if self._seat_written is None:
+                shape = (self.num_envs, self.num_players, WRITTEN_SIZE)
+                self._seat_written = np.zeros(shape, dtype=np.int16)
+            written = self._seat_written
+        core.batch_observe_all(
+            self.model.geom, self.model.feats, self.model.offsets, self.states, rows, fresh,
+            out, written,
+        )  # fmt: skip
+        return True
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""

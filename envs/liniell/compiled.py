@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.compiled_random import integers, permute_into
 from .compiled_layout import (
     CMAX,
     CMIN,
@@ -523,13 +524,56 @@ def legal_mask(s: np.ndarray, geom: np.ndarray, mask: np.ndarray) -> None:
 
 # ----------------------------------------------------------------- batches
 @njit(cache=True)
-def first_illegal(actions: np.ndarray, mask: np.ndarray) -> int:
-    """The first row whose action is out of range or has mask entry 0, or -1 if none."""
+def first_illegal(actions: np.ndarray, mask: np.ndarray, active: np.ndarray) -> int:
+    """The first active row whose action is out of range or has mask entry 0, or -1 if
+    none."""
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         action = actions[i]
         if action < 0 or action >= mask.shape[1] or mask[i, action] == 0:
             return i
     return -1
+
+
+@njit(cache=True)
+def deal_games(
+    bitgens: np.ndarray,
+    slots: np.ndarray,
+    tiles: np.ndarray,
+    num_players: int,
+    stacks: np.ndarray,
+    starts: np.ndarray,
+) -> None:
+    """The next deal of each game ``slots[k]`` from the bit generator at ``bitgens[k]``:
+    the stack ``Generator.permutation(tiles)`` into ``stacks[slots[k]]`` and the first player
+    ``Generator.integers(num_players)`` into ``starts[slots[k]]``, the draws of
+    :meth:`~.compiled_model.LiniellCompiledModel.deal`."""
+    for k in range(slots.shape[0]):
+        permute_into(bitgens[k], tiles, stacks[slots[k]])
+        starts[slots[k]] = integers(bitgens[k], np.uint64(num_players))
+
+
+@njit(cache=True, nogil=True)
+def batch_observe_all(
+    geom: np.ndarray,
+    feats: np.ndarray,
+    off: np.ndarray,
+    states: np.ndarray,
+    rows: np.ndarray,
+    fresh: np.ndarray,
+    out: np.ndarray,
+    written: np.ndarray,
+) -> None:
+    """Every seat's observation of each game with ``rows[i]`` set: seat ``p``'s of game
+    ``i`` into ``out[i, p]``, updated from what the last call wrote there (``written[i, p]``,
+    :func:`observe_update`), or written whole where ``fresh[i]`` is set."""
+    for i in range(states.shape[0]):
+        if rows[i]:
+            for p in range(states[i, NUM_PLAYERS]):
+                observe_update(
+                    states[i], geom, feats, off, p, out[i, p], written[i, p], fresh[i] != 0
+                )
 
 
 @njit(cache=True, nogil=True)
@@ -543,6 +587,9 @@ def batch_step(
     next_stacks: np.ndarray,
     next_starts: np.ndarray,
     done: np.ndarray,
+    active: np.ndarray,
+    seats: np.ndarray,
+    bitgens: np.ndarray,
     observation: np.ndarray,
     written: np.ndarray,
     action_mask: np.ndarray,
@@ -556,10 +603,18 @@ def batch_step(
     """Step every game of a batch (row ``i`` of each array after ``score_rewards`` is game
     ``i``): play ``actions[i]`` and write the game's results into its rows; a game with
     ``done[i]`` set starts anew from ``next_stacks[i]``/``next_starts[i]`` instead (its
-    action is ignored). Observation rows are updated in place (:func:`observe_update`).
-    Runs without the GIL, so threads can step separate blocks of rows at once."""
+    action is ignored); a game with ``active[i]`` 0 is left as it is, its rows untouched.
+
+    Where ``seats[i]`` >= 0, the other seats then move until seat ``seats[i]`` is to act or
+    the game is over, each uniformly at random among its legal actions as
+    ``Generator.choice`` draws it, from the bit generator at ``bitgens[i, k]`` for the
+    ``k``-th seat after ``seats[i]`` is skipped; ``rewards[i]`` then sums every move's.
+    Observation rows are updated in place (:func:`observe_update`), once per call. Runs
+    without the GIL, so threads can step separate blocks of rows at once."""
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for i in range(states.shape[0]):
+        if not active[i]:
+            continue
         s = states[i]
         n = s[NUM_PLAYERS]
         rewards[i, :] = 0
@@ -573,6 +628,25 @@ def batch_step(
             if score_rewards:
                 for p in range(n):
                     rewards[i, p] = points[p]
+        seat = seats[i]
+        while seat >= 0 and not over and s[CURRENT] != seat:
+            mover = s[CURRENT]
+            row = action_mask[i]
+            legal_mask(s, geom, row)
+            count = 0
+            for a in range(row.shape[0]):
+                count += row[a] != 0
+            left = integers(bitgens[i, mover - (mover > seat)], np.uint64(count))
+            chosen = 0
+            for a in range(row.shape[0]):
+                left -= row[a] != 0
+                if left < 0:
+                    chosen = a
+                    break
+            over = step(s, geom, chosen, points)
+            if score_rewards:
+                for p in range(n):
+                    rewards[i, p] += points[p]
         terminated[i] = over
         player = s[CURRENT]
         current_player[i] = player

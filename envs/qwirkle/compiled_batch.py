@@ -23,6 +23,8 @@ games of ``num_envs`` single games dealt from those generators and given the sam
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import Any
@@ -30,12 +32,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..core.batch import BatchBuffers, check_batch_options
+from ..core.batch import BatchBuffers, check_active, check_batch_options
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
 from . import compiled_kernels as K
-from .compiled import QwirkleCompiledModel, load_game
+from .compiled import CompiledQwirkleState, QwirkleCompiledModel, load_game
 from .features import feature_offsets, features_into, place_best_into, qwirkle_features
 from .game import GameState
 from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
@@ -59,11 +61,13 @@ def _clear_board(grid: np.ndarray, fit: np.ndarray, meta: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _check_actions(mask: np.ndarray, actions: np.ndarray, fresh: np.ndarray) -> int:
-    """The first game whose action is out of range or masked out (-1: none)."""
+def _check_actions(
+    mask: np.ndarray, actions: np.ndarray, fresh: np.ndarray, active: np.ndarray
+) -> int:
+    """The first active game whose action is out of range or masked out (-1: none)."""
     a_max = mask.shape[1]
     for i in range(actions.shape[0]):
-        if fresh[i]:
+        if fresh[i] or not active[i]:
             continue
         a = actions[i]
         if a < 0 or a >= a_max or not mask[i, a]:
@@ -186,10 +190,13 @@ def _step_games(
     final_obs: np.ndarray,
     scores: np.ndarray,
     fresh: np.ndarray,
+    active: np.ndarray,
     win_rewards: bool,
     feature_at: np.ndarray,
 ) -> None:
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         over, cut = _step_one(
             i,
             grid[i],
@@ -210,6 +217,15 @@ def _step_games(
         current[i] = meta[i, K.CUR]
         if over or cut:
             _finish(i, meta[i], obs[i], final_obs[i], scores[i])
+
+
+@njit(cache=True)
+def _observe_all(grid: np.ndarray, meta: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """Every seat's observation of each game with ``rows[i]`` set into ``out[i, seat]``."""
+    for i in range(meta.shape[0]):
+        if rows[i]:
+            for p in range(meta[i, K.NP]):
+                K.observe(grid[i], meta[i], p, out[i, p])
 
 
 @njit(cache=True)
@@ -253,6 +269,8 @@ class QwirkleBatch(BatchBuffers):
 
     A finished game starts its next game on the following :meth:`step` (its action is ignored
     then); that step's ``observation`` is the new game's first position, with zero rewards.
+    ``step(actions, active)`` plays only the games with ``active[i]`` set (the others keep
+    their rows as they are); :meth:`restart` starts a slot's next game from a given generator.
     ``threads > 1`` steps that many blocks of games at once, in threads (the compiled step
     releases the GIL). The batch does not count the legal moves a board window hides (the
     environments' ``lost_moves`` info, 0 in practice with the default 39-cell window).
@@ -302,6 +320,7 @@ class QwirkleBatch(BatchBuffers):
         self._meta = np.zeros((n, K.META_SIZE), dtype=np.int64)
         self._uniforms = np.zeros((n, UNIFORMS), dtype=np.float64)
         self._fresh = np.zeros(n, dtype=np.bool_)
+        self._all = np.ones(n, dtype=np.bool_)
         self._rngs = [np.random.default_rng([self.seed, i]) for i in range(n)]
         self._rng_base: list[Any] = [None] * n
         """Per slot, its generator's state before the uniforms drawn ahead (None: none)."""
@@ -346,14 +365,26 @@ class QwirkleBatch(BatchBuffers):
         self._started = True
         for i in range(self.num_envs):
             self._deal(i)
-        self._run(self._no_actions)
+        self._run(self._no_actions, self._all)
 
-    def step(self, actions: np.ndarray) -> None:
+    def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
+        """Deal the next game of each slot in ``slots`` from the generator at the same place
+        in ``generators`` (the slot's generator from now on: its exchanges draw from it); it
+        starts on the slot's next step, whose action it ignores, as after a game's end."""
+        for i, rng in zip(slots, generators, strict=True):
+            self._rngs[i] = rng
+            self._rng_base[i] = None
+            self.action_mask[i] = 1  # as after a game's end: the next action is ignored
+            self._deal(int(i))
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """Apply one action per game (the action of a game that ended last step is ignored:
-        that game starts its next game instead). Raises :class:`IllegalActionError` naming
-        the first game whose action its mask does not allow."""
+        that game starts its next game instead); with ``active``, only in the games where it
+        is True (the others' actions are not read). Raises :class:`IllegalActionError`
+        naming the first game whose action its mask does not allow."""
         if not self._started:
             raise ConfigError("call reset() before step()")
+        rows = check_active(active, self.num_envs)
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise IllegalActionError(
@@ -362,9 +393,9 @@ class QwirkleBatch(BatchBuffers):
         if not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        for i in np.flatnonzero(self.terminated | self.truncated):
+        for i in np.flatnonzero((self.terminated | self.truncated) & rows & ~self._fresh):
             self._deal(int(i))
-        bad = _check_actions(self.action_mask, actions, self._fresh)
+        bad = _check_actions(self.action_mask, actions, self._fresh, rows)
         if bad >= 0:
             raise IllegalActionError(
                 f"game {bad}: action {int(actions[bad])} is illegal (its action-mask entry is "
@@ -372,9 +403,9 @@ class QwirkleBatch(BatchBuffers):
             )
         for i in np.flatnonzero(self._meta[:, K.UPOS] > UNIFORMS - K.HAND):
             self._refill_uniforms(int(i))
-        self._run(actions)
-        self._endings[self.terminated] = 1
-        self._endings[self.truncated] = 2
+        self._run(actions, rows)
+        self._endings[self.terminated & rows] = 1
+        self._endings[self.truncated & rows] = 2
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""
@@ -387,7 +418,37 @@ class QwirkleBatch(BatchBuffers):
         best = max(scores)
         return Outcome(Ending.FINISHED, tuple(p for p, s in enumerate(scores) if s == best), scores)
 
-    def _run(self, actions: np.ndarray) -> None:
+    def state(self, i: int) -> CompiledQwirkleState:
+        """A copy of game ``i``'s position as the compiled model's state, for its
+        observations, pictures and checks (its turn log is not kept: it is empty)."""
+        meta = self._meta[i].copy()
+        rng = copy.deepcopy(self._rngs[i])
+        if self._rng_base[i] is not None:  # where the game's own generator stands
+            rng.bit_generator.state = self._rng_base[i]
+            rng.random(int(meta[K.UPOS]))
+        hands = int(meta[K.HLEN : K.HLEN + meta[K.NP]].sum())
+        tiles = hands + int(meta[K.BAGN]) + int(meta[K.NTILES]) + int(meta[K.PN])
+        return CompiledQwirkleState(
+            self._grid[i].copy(), self._fit[i].copy(), meta, rng, [], [], tiles
+        )
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None
+    ) -> bool:
+        """Every seat's observation of each game in ``rows`` into ``out[i, seat]``, compiled
+        (written whole: ``fresh`` is not needed); False (nothing written) with
+        ``features=True``, whose features it does not write."""
+        if self._feature_at.size:
+            return False
+        _observe_all(self._grid, self._meta, rows, out)
+        return True
+
+    def player_info(self, seats: np.ndarray) -> dict[str, np.ndarray]:
+        """``lost_moves`` of seat ``seats[i]`` in game ``i`` (the batch does not count the
+        moves a board window hides: 0, as with the default window in practice)."""
+        return {"lost_moves": self._meta[np.arange(self.num_envs), K.LOST + seats].copy()}
+
+    def _run(self, actions: np.ndarray, active: np.ndarray) -> None:
         arrays = (
             self._grid,
             self._fit,
@@ -403,6 +464,7 @@ class QwirkleBatch(BatchBuffers):
             self.final_observation,
             self.episode_scores,
             self._fresh,
+            active,
         )
         win = self.reward == "win"
         if self._pool is None:

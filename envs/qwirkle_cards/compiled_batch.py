@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from ..core.batch import BatchBuffers, check_batch_options
+from ..core.batch import BatchBuffers, check_active, check_batch_options
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -141,6 +142,7 @@ def _finish_turn(
 
 @njit(cache=True, nogil=True)
 def apply_actions(
+    active: np.ndarray,
     actions: np.ndarray,
     hands: np.ndarray,
     table: np.ndarray,
@@ -153,10 +155,12 @@ def apply_actions(
     max_turns: int,
     win_rewards: bool,
 ) -> None:
-    """Apply each running game's (legal) action; a redraw with cards in the pile puts the
-    hand into the pile and waits for the shuffle (``PENDING = SHUFFLE``)."""
-    rewards[:] = 0.0
+    """Apply each active running game's (legal) action; a redraw with cards in the pile puts
+    the hand into the pile and waits for the shuffle (``PENDING = SHUFFLE``)."""
     for g in range(actions.shape[0]):
+        if not active[g]:
+            continue
+        rewards[g, :] = 0.0
         s = scalars[g]
         if s[STATUS] != RUNNING or s[PENDING] == FRESH:
             continue
@@ -207,6 +211,7 @@ def apply_actions(
 
 @njit(cache=True, nogil=True)
 def refresh(
+    active: np.ndarray,
     hands: np.ndarray,
     table: np.ndarray,
     pile: np.ndarray,
@@ -232,9 +237,12 @@ def refresh(
 ) -> None:
     """Finish the shuffled redraws, then write every game's mask and observation (and, for a
     game that just ended, its final observation and scores); the observation features too
-    when ``feature_at`` holds their offsets (:func:`.features.feature_offsets`; empty: none)."""
+    when ``feature_at`` holds their offsets (:func:`.features.feature_offsets`; empty: none).
+    Inactive games are left as they are."""
     n = hands.shape[1]
     for g in range(hands.shape[0]):
+        if not active[g]:
+            continue
         s = scalars[g]
         mover = s[TO_MOVE]
         if s[PENDING] == SHUFFLE:
@@ -274,6 +282,33 @@ def refresh(
             features_into(observation[g], feature_at, action_mask[g], True, rows, options, memo)
 
 
+@njit(cache=True, nogil=True)
+def observe_all(
+    rows: np.ndarray,
+    hands: np.ndarray,
+    table: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    offsets: np.ndarray,
+    max_turns: int,
+    out: np.ndarray,
+) -> None:
+    """Every seat's observation of each game with ``rows[g]`` set into ``out[g, seat]``, as
+    :func:`refresh` writes the acting player's."""
+    for g in range(hands.shape[0]):
+        if not rows[g]:
+            continue
+        s = scalars[g]
+        turn = turns[g]
+        for p in range(hands.shape[1]):
+            observe_into(
+                out[g, p], offsets, hands[g], table[g], turn[PLAYED:TAKEN], turn[TAKEN:FIRST],
+                qwirkles[g], p, s[TO_MOVE], s[STARTER], s[PILE_LEN], turn[FIRST] == 1,
+                s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / max_turns),
+            )  # fmt: skip
+
+
 def env_generators(seed: int, num_envs: int) -> list[np.random.Generator]:
     """The generators of a batch's slots: slot ``i`` deals from ``default_rng([seed, i])``."""
     return [np.random.default_rng([seed, i]) for i in range(num_envs)]
@@ -292,6 +327,8 @@ class QwirkleCardsBatch(BatchBuffers):
     - ``terminated``, ``truncated`` ``(N,) bool``; where either is set,
       ``final_observation`` and ``episode_scores`` (Qwirkles per seat) of the ended game.
 
+    ``step(actions, active)`` plays only the games with ``active[i]`` set (the others keep
+    their rows as they are); :meth:`restart` starts a slot's next game from a given generator.
     ``threads > 1`` splits the games over that many threads (the compiled calls release
     the GIL).
     """
@@ -401,19 +438,19 @@ class QwirkleCardsBatch(BatchBuffers):
         else:
             list(self._pool.map(call, range(self.threads)))
 
-    def _refresh(self) -> None:
+    def _refresh(self, active: np.ndarray) -> None:
         """Finish the step in compiled code, then note the outcomes of the games that ended."""
         self._run(
             refresh,
             (
-                self._hands, self._table, self._pile, self._qwirkles, self._scalars,
+                active, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
                 self._turns, self._witnesses, self.rewards, self.observation, self.action_mask,
                 self.final_observation, self.episode_scores, self.terminated, self.truncated,
             ),
             (self._end_rule, self._max_turns, self._win, self._offsets, self._feature_at),
         )  # fmt: skip
         self.current_player[:] = self._scalars[:, TO_MOVE]
-        for g in np.flatnonzero(self.terminated | self.truncated):
+        for g in np.flatnonzero((self.terminated | self.truncated) & active):
             scores = tuple(float(x) for x in self.episode_scores[g])
             if self.truncated[g]:
                 self._outcomes[g] = Outcome(Ending.TRUNCATED, (), scores)
@@ -428,15 +465,26 @@ class QwirkleCardsBatch(BatchBuffers):
         for g in range(self.num_envs):
             self._deal(g)
         self.rewards[:] = 0.0
-        self._refresh()
+        self._refresh(np.ones(self.num_envs, dtype=np.bool_))
         self._started = True
 
-    def step(self, actions: np.ndarray) -> None:
+    def restart(self, slots: Sequence[int], generators: Sequence[np.random.Generator]) -> None:
+        """Deal the next game of each slot in ``slots`` from the generator at the same place
+        in ``generators`` (the slot's generator from now on); it starts on the slot's next
+        step, whose action it ignores, as after a game's end."""
+        for g, rng in zip(slots, generators, strict=True):
+            self._rngs[g] = rng
+            self.action_mask[g] = 1  # as after a game's end: the next action is ignored
+            self._deal(int(g))
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """Play ``actions[i]`` in game ``i`` (each legal by ``action_mask``; ignored for a
-        game that ended on the previous step, which starts anew instead). An illegal action
-        raises :class:`IllegalActionError` naming the game, and nothing is applied."""
+        game that ended on the previous step, which starts anew instead); with ``active``,
+        only in the games where it is True (the others' actions are not read). An illegal
+        action raises :class:`IllegalActionError` naming the game, and nothing is applied."""
         if not self._started:
             raise ConfigError("call reset() before step()")
+        rows = check_active(active, self.num_envs)
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalActionError(
@@ -444,13 +492,14 @@ class QwirkleCardsBatch(BatchBuffers):
                 f"{acts.shape} of {acts.dtype}"
             )
         acts = acts.astype(np.int64, copy=False)
-        bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+        bad = np.flatnonzero(rows & ((acts < 0) | (acts >= NUM_ACTIONS)))
         if bad.size:
             i = int(bad[0])
             raise IllegalActionError(
                 f"game {i}: action {int(acts[i])} is out of range; allowed: 0 to {NUM_ACTIONS - 1}"
             )
-        illegal = np.flatnonzero(self.action_mask[np.arange(self.num_envs), acts] == 0)
+        legal = self.action_mask[np.arange(self.num_envs), np.where(rows, acts, 0)] != 0
+        illegal = np.flatnonzero(rows & ~legal)
         if illegal.size:
             i = int(illegal[0])
             raise IllegalActionError(
@@ -458,19 +507,34 @@ class QwirkleCardsBatch(BatchBuffers):
                 f"({self.model.describe_action(None, int(acts[i]))}) is illegal: its "
                 "action-mask entry is 0"
             )
-        for g in np.flatnonzero(self.terminated | self.truncated):
+        ended = (self.terminated | self.truncated) & rows
+        for g in np.flatnonzero(ended & (self._scalars[:, PENDING] != FRESH)):
             self._deal(int(g))
         self._run(
             apply_actions,
             (
-                acts, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
+                rows, acts, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
                 self._turns, self.rewards,
             ),
             (self._end_rule, self._max_turns, self._win),
         )  # fmt: skip
         for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
             self._shuffle(int(g))
-        self._refresh()
+        self._refresh(rows)
+
+    def observe_all(
+        self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None
+    ) -> bool:
+        """Every seat's observation of each game in ``rows`` into ``out[g, seat]``, compiled
+        (written whole: ``fresh`` is not needed); False (nothing written) with
+        ``features=True``, whose features it does not write."""
+        if self._feature_at.size:
+            return False
+        observe_all(
+            rows, self._hands, self._table, self._qwirkles, self._scalars, self._turns,
+            self._offsets, self._max_turns, out,
+        )  # fmt: skip
+        return True
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""

@@ -227,6 +227,9 @@ def test_opponents_without_a_batch_form_take_the_sync_path(caplog: Any) -> None:
     with pytest.warns(UserWarning, match="'greedy' has no batch form"):  # features off
         envs = gymnasium.make_vec("tabletop_rl/Liniell-v0", num_envs=2, opponent="greedy")
     assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
+    with pytest.warns(UserWarning, match="render_mode"):
+        envs = gymnasium.make_vec("tabletop_rl/Liniell-v0", num_envs=2, render_mode="ansi")
+    assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
     envs = gymnasium.make_vec(
         "tabletop_rl/Liniell-v0", num_envs=2, opponent="greedy", features=True
     )

@@ -32,6 +32,7 @@ SMOKE_ARGS: dict[str, list[str]] = {
     "bench_batched.py": split(
         "--games liniell_v0 --num-envs 4 --threads 1 --seconds 0.2 --rounds 1 --no-startup"
     ),
+    "bench_gym_vector.py": split("--games liniell_v0 --num-envs 4 --seconds 0.2 --rounds 1"),
     "bench_envs.py": split("--envs liniell_v0 --seconds 0.2 --rounds 1"),
     "bench_liniell_features.py": split("--games 1 --repeats 1"),
     "bench_qwirkle_compiled.py": split("--seconds 0.2 --rounds 1 --num-envs 4"),
@@ -47,9 +48,15 @@ SMOKE_ARGS: dict[str, list[str]] = {
     "qwirkle_features_cost.py": split("--games 1 --rounds 1 --num-envs 2 --batch-steps 2"),
     "qwirkle_window_coverage.py": split("--games 1 --policies random greedy --workers 1"),
     "read_only_start.py": split("--game liniell_v0 --runs 1"),
+    "rllib_env_cost.py": split("--games 2 --seconds 0.2 --rounds 1"),
+    "sb3_maskable_batch.py": split(
+        "--minutes 0.05 --num-envs 4 --n-steps 8 --batch-size 16 --n-epochs 1 --eval-games 2"
+    ),
 }
 """The smallest settings of each script (its own command-line options)."""
 
+NEEDS_MODULE = {"rllib_env_cost.py": "ray.rllib", "sb3_maskable_batch.py": "sb3_contrib"}
+"""Scripts of an optional extra: skipped where it is not installed (RLlib has its own venv)."""
 NEEDS_TORCH = {
     "ppo_batched_throughput.py",
     "ppo_network_speed.py",
@@ -78,6 +85,8 @@ def test_every_benchmark_has_smoke_settings() -> None:
 def test_benchmark_runs(script: str, tmp_path: Path) -> None:
     if script in NEEDS_TORCH:
         pytest.importorskip("torch")
+    if script in NEEDS_MODULE:
+        pytest.importorskip(NEEDS_MODULE[script])
     if script == "ppo_network_speed.py":
         (tmp_path / "tiny.yaml").write_text(TINY_PPO_CONFIG)
     if script == "ppo_throughput.py":  # it reads a training run's log: two updates of one

@@ -63,15 +63,21 @@ def test_gymnasium_readme_snippet() -> None:
     ns = _run(library_block("Gymnasium"), "README: Gymnasium")
     assert ns["info"]["action_mask"].dtype == np.int8
     assert ns["obs"].shape == ns["env"].observation_space.shape
+    # the vector env of the snippet is the compiled batch's, and steps all 64 games
+    assert type(ns["envs"]).__name__ == "SingleAgentVectorEnv"
+    assert ns["batch_obs"].shape == (64, *ns["env"].observation_space.shape)
+    assert ns["rewards"].shape == (64,)
 
 
 def test_gymnasium_page_snippets() -> None:
-    """The page's Gymnasium snippets: one learner, Gymnasium's vector envs, and any later."""
+    """The page's Gymnasium snippets: one learner, the batched vector env, and any later."""
     one, vector, *more = page_blocks("Gymnasium")
     ns = _run(one, "integrations: Gymnasium")
     assert ns["info"]["action_mask"].dtype == np.int8
     ns = _run(vector, "integrations: Gymnasium vector")
-    assert ns["masks"].shape == (4, ns["envs"].single_action_space.n)
+    assert type(ns["envs"]).__name__ == "SingleAgentVectorEnv"  # the batched path
+    assert ns["masks"].shape == (64, ns["envs"].single_action_space.n)
+    assert ns["rewards"].shape == (64,)
     ns["envs"].close()
     for i, block in enumerate(more):
         _run(block, f"integrations: Gymnasium snippet {i + 3}")

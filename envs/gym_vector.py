@@ -170,6 +170,17 @@ def _seeds(seed: int | Sequence[int | None] | None, n: int) -> list[int | None]:
     return seeds
 
 
+def _call_action_masks(env: Any, name: str) -> tuple[np.ndarray, ...]:
+    """``env.call(name)`` for the one method a batched vector env's sub-environments have
+    (``action_masks``, what MaskablePPO asks for): each sub-environment's mask."""
+    if name != "action_masks":
+        raise AttributeError(
+            f"{type(env).__name__} sub-environments have no method {name!r}; "
+            "allowed: 'action_masks'"
+        )
+    return tuple(env.action_masks())
+
+
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` single-agent games of ``env_name`` in one compiled batch (module
     docstring): the learner plays ``learner_seat`` of each, ``opponents`` (one batch policy
@@ -276,12 +287,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """``call("action_masks")``: each sub-environment's mask, as the sync vector env."""
-        if name != "action_masks":
-            raise AttributeError(
-                f"{type(self).__name__} sub-environments have no method {name!r}; "
-                "allowed: 'action_masks'"
-            )
-        return tuple(self.action_masks())
+        return _call_action_masks(self, name)
 
     # ------------------------------------------------------------- games
     def _deal(self, slots: np.ndarray, seeds: Sequence[int | None]) -> None:
@@ -537,12 +543,7 @@ class SelfPlayVectorEnv(gymnasium.vector.VectorEnv):
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """``call("action_masks")``: each slot's mask."""
-        if name != "action_masks":
-            raise AttributeError(
-                f"{type(self).__name__} sub-environments have no method {name!r}; "
-                "allowed: 'action_masks'"
-            )
-        return tuple(self.action_masks())
+        return _call_action_masks(self, name)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

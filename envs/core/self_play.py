@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .aec import TabletopAECEnv
-from .checks import check_seed
+from .checks import check_int, check_seed
 
 WAIT_ACTION = 0
 """The one action a waiting seat's mask allows; it is ignored."""
@@ -61,8 +61,7 @@ class SelfPlayGames:
     """``num_games`` games of ``game_fn()``, one slot per seat (see the module docstring)."""
 
     def __init__(self, game_fn: Callable[[], TabletopAECEnv], num_games: int = 1) -> None:
-        if num_games < 1:
-            raise ConfigError(f"num_games={num_games} must be at least 1")
+        num_games = check_int("num_games", num_games, 1)
         self.games = [game_fn() for _ in range(num_games)]
         for game in self.games:
             if not isinstance(game, TabletopAECEnv):
@@ -202,8 +201,7 @@ class SelfPlayBatch:
     ) -> None:
         from ..vector import VectorGames
 
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-            raise ConfigError(f"num_games={num_games!r} must be an int of at least 1")
+        num_games = check_int("num_games", num_games, 1)
         reward = env_kwargs.pop("reward", "win")
         self.games = VectorGames(
             env_name, num_games, num_players, seed=0, threads=threads, reward=reward, **env_kwargs
@@ -266,7 +264,7 @@ class SelfPlayBatch:
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game afresh; returns every slot's observation and mask."""
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(None if seed is None else check_seed(seed))
         self._start(np.arange(self.num_games))
         return self._show(), self.action_masks()
 

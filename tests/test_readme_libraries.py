@@ -96,3 +96,15 @@ def test_sb3_one_seat_page_snippet() -> None:
     ns = _run(one_seat, "integrations: Stable-Baselines3, one seat")
     assert ns["model"].num_timesteps >= 512
     assert ns["info"]["action_mask"][int(ns["action"])] == 1
+
+
+def test_sb3_batched_page_snippet() -> None:
+    """The page's MaskablePPO snippet trains on the batched vector env of ``make_vec``."""
+    pytest.importorskip("sb3_contrib")
+    from tabletop_rl.envs.gym_vector import SingleAgentVectorEnv
+
+    batched = page_blocks("Stable-Baselines3")[1]
+    assert "GymnasiumVecEnv" in batched
+    ns = _run(batched, "integrations: Stable-Baselines3, batched")
+    assert isinstance(ns["envs"], SingleAgentVectorEnv)
+    assert ns["model"].num_timesteps >= 512 and ns["env"].num_envs == 8

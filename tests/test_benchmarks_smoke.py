@@ -29,6 +29,11 @@ hidden_sizes: [16]
 """
 
 SMOKE_ARGS: dict[str, list[str]] = {
+    "baseline_table.py": [
+        *split("--games-list liniell --games 2 --eval-every 1 --eval-games 2 --workers 1"),
+        *["--out", "{tmp}/baselines", "--train-args"],
+        "--num_envs 4 --rollout_steps 4 --total_steps 32",
+    ],
     "bench_batched.py": split(
         "--games liniell_v0 --num-envs 4 --threads 1 --seconds 0.2 --rounds 1 --no-startup"
     ),
@@ -58,6 +63,7 @@ SMOKE_ARGS: dict[str, list[str]] = {
 NEEDS_MODULE = {"rllib_env_cost.py": "ray.rllib", "sb3_maskable_batch.py": "sb3_contrib"}
 """Scripts of an optional extra: skipped where it is not installed (RLlib has its own venv)."""
 NEEDS_TORCH = {
+    "baseline_table.py",
     "ppo_batched_throughput.py",
     "ppo_network_speed.py",
     "ppo_throughput.py",
@@ -98,6 +104,10 @@ def test_benchmark_runs(script: str, tmp_path: Path) -> None:
         # 200 steps in 20 s of wall and 30 s of CPU; 20 agent steps per 10 decisions; the
         # update's time split 1 : 0.5 : 2 between the games, the network and the update
         assert "| run | 200 | 0.5 | 7 | 10 | 2.00 | 29% | 14% | 57% |" in out, out
+    if script == "baseline_table.py":  # the row of the run it trained, read from its files
+        run_dir = tmp_path / "baselines" / "liniell_selfplay"
+        assert (run_dir / "eval_2.csv").exists() and (run_dir / "curve.png").exists()
+        assert "\n| `liniell_v0` | " in out, out
 
 
 def write_progress_log(run_dir: Path) -> None:

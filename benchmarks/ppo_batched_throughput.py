@@ -13,6 +13,9 @@ decisions whatever seat acts (no per-seat returns, no pool, no checkpoints). Bot
 torch thread; on a shared machine only their ratio is meaningful, since both saw the same
 load. ``--plain-settings`` runs the trainer with the plain loop's network and batch sizes too
 (the liniell and qwirkle_cards configs already use them), so the two do the same work.
+The last columns split the trainer's mean update into its games, its network decisions and
+its PPO update (seconds, from ``progress.csv``'s ``env_time_s``, ``network_time_s`` and
+``update_time_s``).
 """
 
 from __future__ import annotations
@@ -37,8 +40,11 @@ PLAIN = ["--network", "mlp", "--hidden_sizes", "[256, 256]", "--num_envs", "256"
 PLAIN += ["--rollout_steps", "32", "--update_epochs", "4", "--num_minibatches", "4"]
 
 
-def trainer_steps_per_s(game: str, seconds: float, plain_settings: bool) -> float:
-    """Learner steps per wall-second of the trainer on the game's self-play config."""
+def trainer_steps_per_s(
+    game: str, seconds: float, plain_settings: bool
+) -> tuple[float, dict[str, float]]:
+    """Learner steps per wall-second of the trainer on the game's self-play config, and its
+    mean seconds per update in games, network decisions and the PPO update."""
     with tempfile.TemporaryDirectory() as tmp:
         args = ["--run_dir", tmp, "--max_minutes", str(seconds / 60), "--eval_opponents", "[]"]
         args += ["--progress_bar", "false", "--torch_threads", "1"]
@@ -49,8 +55,13 @@ def trainer_steps_per_s(game: str, seconds: float, plain_settings: bool) -> floa
         with open(Path(tmp) / "progress.csv", newline="") as f:
             rows = list(csv.DictReader(f))
     if not rows:
-        return 0.0  # not one update finished in the time given
-    return float(rows[-1]["global_step"]) / float(rows[-1]["time"])
+        return 0.0, {}  # not one update finished in the time given
+    split = {key: float(np.mean([float(r[key]) for r in rows])) for key in SPLIT}
+    return float(rows[-1]["global_step"]) / float(rows[-1]["time"]), split
+
+
+SPLIT = ["env_time_s", "network_time_s", "update_time_s"]
+"""The ``progress.csv`` columns of the trainer's per-update split."""
 
 
 class _Agent(nn.Module):
@@ -135,12 +146,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-settings", action="store_true", help="see the docstring")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    print("| game | trainer steps / s | plain loop steps / s | trainer / plain |")
-    print("|---|---|---|---|")
+    print(
+        "| game | trainer steps / s | plain loop steps / s | trainer / plain "
+        "| games s | decisions s | update s |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for game in args.games:
-        mine = trainer_steps_per_s(game, args.seconds, args.plain_settings)
+        mine, split = trainer_steps_per_s(game, args.seconds, args.plain_settings)
         plain = plain_steps_per_s(GAMES[game], args.seconds)
-        print(f"| {game} | {mine:,.0f} | {plain:,.0f} | {mine / plain:.2f} |", flush=True)
+        parts = " | ".join(f"{split[k]:.3f}" if split else "-" for k in SPLIT)
+        print(f"| {game} | {mine:,.0f} | {plain:,.0f} | {mine / plain:.2f} | {parts} |", flush=True)
     return 0
 
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.distributions import MaskedCategorical  # noqa: E402
 from tabletop_rl.baselines.ppo.networks import build_network  # noqa: E402
 from tabletop_rl.baselines.ppo.toy import TicTacToeEnv  # noqa: E402
 from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
+from tabletop_rl.envs.vector import VectorGames  # noqa: E402
 
 
 def _random_case(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -179,3 +182,58 @@ def test_channels_last_needs_a_spatial_field() -> None:
         Field("x", (4,), "flat", channels_last=True)
     with pytest.raises(ValueError, match="3-d shape"):
         Field("x", (4, 4), "flat", spatial=True)
+
+
+def _former_distribution(logits: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Probabilities and log-probabilities as ``MaskedCategorical`` computed them before it
+    moved to a fill and a log-softmax (the formula the shipped policies were trained and
+    checked with)."""
+    masked = torch.where(mask, logits, torch.full_like(logits, -1e9))
+    shifted = torch.where(mask, logits - masked.amax(dim=-1, keepdim=True), 0.0)
+    unnormalised = shifted.exp() * mask
+    total = unnormalised.sum(dim=-1, keepdim=True)
+    return unnormalised / total, torch.where(mask, shifted - total.log(), -1e9)
+
+
+def _positions(env: str, env_kwargs: dict, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` observations and masks from 32 games played by random legal moves (every
+    third position, so they spread over the games' course)."""
+    games = VectorGames(env, 32, seed=7, **env_kwargs)
+    out = games.reset()
+    rng = np.random.default_rng(7)
+    observations, masks = [], []
+    for step in range(3 * -(-count // 32)):
+        legal = out.action_mask.astype(bool)
+        if step % 3 == 0:
+            observations.append(out.observation.copy())
+            masks.append(legal)
+        out = games.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    return np.concatenate(observations)[:count], np.concatenate(masks)[:count]
+
+
+@pytest.mark.parametrize("env", ["liniell_v0", "qwirkle_cards_v0", "qwirkle_v0"])
+def test_shipped_policies_play_as_with_the_former_formula(env: str) -> None:
+    """The shipped policies' greedy actions over 300 positions are those the former formula
+    gives, the probabilities agree to float tolerance, and sampling with the same seed draws
+    the same actions wherever the draw is not within float tolerance of a step of the CDF."""
+    agent = load_ppo_agent(f"pretrained/{env}", env, np.random.default_rng(0))
+    kwargs = {"num_players": 2, **agent.env_kwargs}
+    obs, legal = _positions(env, kwargs, 300)
+    mask = torch.as_tensor(legal)
+    with torch.no_grad():
+        logits, _ = agent.net(torch.as_tensor(obs[:, : agent.obs_size]))
+    dist = MaskedCategorical(logits, mask)
+    probs, log_probs = _former_distribution(logits, mask)
+    assert torch.equal(dist.mode(), log_probs.argmax(dim=-1))
+    assert torch.all(dist.probs[~mask] == 0)
+    assert torch.allclose(dist.probs, probs, atol=1e-6)
+    assert torch.allclose(dist.logits[mask], log_probs[mask], atol=1e-4)
+    assert mask.sum(dim=1).gt(1).float().mean() > 0.75  # the positions offer choices
+    drawn = dist.sample(torch.Generator().manual_seed(3))
+    u = 1.0 - torch.rand((len(obs), 1), generator=torch.Generator().manual_seed(3))
+    cdf = probs.cumsum(dim=-1)
+    former = torch.searchsorted(cdf, u * cdf[:, -1:]).squeeze(-1).clamp_max(cdf.shape[1] - 1)
+    clear = (cdf - u * cdf[:, -1:]).abs().amin(dim=-1) > 1e-5
+    assert clear.float().mean() > 0.95
+    assert torch.equal(drawn[clear], former[clear])
+    assert mask[torch.arange(len(obs)), drawn].all()

@@ -1,8 +1,10 @@
 """A categorical distribution restricted to the legal actions.
 
-Illegal logits are replaced by a large negative number, so after the softmax their
-probability is exactly 0 (``exp`` underflows); the entropy sums over legal actions only, so
-it is 0 when one action is legal and ``log(k)`` for a uniform choice among ``k``.
+Illegal logits are replaced by a large negative number before a log-softmax, so their
+probability is exactly 0 (``exp`` underflows) and their gradient exactly 0 (the fill cuts
+it); the entropy sums over legal actions only, so it is 0 when one action is legal and
+``log(k)`` for a uniform choice among ``k``. One fill and one fused log-softmax per batch:
+this runs on every minibatch of a PPO update.
 
 >>> import torch
 >>> logits = torch.tensor([[1.0, 5.0, 0.0, 2.0]])
@@ -32,13 +34,25 @@ class MaskedCategorical:
         if not bool(mask.any(dim=-1).all()):
             raise ValueError("MaskedCategorical: a row of the action mask has no legal action")
         self.mask = mask
-        # exp() only of legal entries: exp of huge negatives takes a slow path on CPU.
-        masked = torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
-        shifted = torch.where(mask, logits - masked.amax(dim=-1, keepdim=True), 0.0)
-        unnormalised = shifted.exp() * mask
-        total = unnormalised.sum(dim=-1, keepdim=True)
-        self.probs = unnormalised / total
-        self.logits = torch.where(mask, shifted - total.log(), ILLEGAL_LOGIT)
+        self.logits = torch.log_softmax(logits.masked_fill(~mask, ILLEGAL_LOGIT), dim=-1)
+        """Log-probabilities: those of illegal actions about ``ILLEGAL_LOGIT``."""
+        self._legal_logits: torch.Tensor | None = None
+        self._probs: torch.Tensor | None = None
+
+    @property
+    def probs(self) -> torch.Tensor:
+        """Probabilities, exactly 0 for illegal actions (computed on first use)."""
+        if self._probs is None:
+            # exp() of the illegal entries' 0 and not of ILLEGAL_LOGIT: torch's CPU exp of a
+            # large negative takes a slow path (about 40 times slower per entry).
+            self._probs = self._legal().exp().masked_fill(~self.mask, 0.0)
+        return self._probs
+
+    def _legal(self) -> torch.Tensor:
+        """:attr:`logits` with 0 at the illegal actions."""
+        if self._legal_logits is None:
+            self._legal_logits = self.logits.masked_fill(~self.mask, 0.0)
+        return self._legal_logits
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """One action per row, drawn with ``generator`` (illegal actions never come out).
@@ -90,5 +104,5 @@ class MaskedCategorical:
 
     def entropy(self) -> torch.Tensor:
         """Entropy over the legal actions only."""
-        plogp = torch.where(self.mask, self.probs * self.logits, torch.zeros_like(self.logits))
-        return -plogp.sum(dim=-1)
+        legal = self._legal()  # an illegal action adds exp(0) * 0 = 0, and no gradient
+        return -(legal.exp() * legal).sum(dim=-1)

@@ -22,6 +22,7 @@ over ``(planes, H, W)``, or cell by cell for a ``channels_last`` group).
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -60,7 +61,12 @@ def _input_scale(layout: ObservationLayout) -> torch.Tensor:
 
 
 class MLPActorCritic(nn.Module):
-    """One MLP over the whole (scaled) flat observation, linear policy and value heads."""
+    """One MLP over the whole (scaled) flat observation, linear policy and value heads.
+
+    The input scale is folded into the first layer's weights (a ``hidden x inputs`` product
+    per call instead of a ``batch x inputs`` one). :meth:`forward` also takes
+    :class:`SparseRows` (see :class:`TrainingInputs`): the first layer then reads only the
+    nonzero entries."""
 
     def __init__(
         self,
@@ -78,9 +84,118 @@ class MLPActorCritic(nn.Module):
         self.value = _layer(nn.Linear(width, 1), gen, 1.0)
         self.action_terms = action_terms
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.trunk(obs * self.scale)
-        return _with_action_terms(self.policy(h), self.action_terms, obs), self.value(h).squeeze(-1)
+    def forward(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
+        if not len(self.trunk):  # no hidden layer: the heads read the scaled observation
+            raw = obs.dense if isinstance(obs, SparseRows) else obs
+            assert raw is not None
+            h = raw * self.scale
+        else:
+            first = self.trunk[0]
+            assert isinstance(first, nn.Linear)
+            if isinstance(obs, SparseRows):
+                raw = obs.dense
+                pre = _SparseLinear.apply(first.weight, obs.x, obs.xt) + first.bias
+            else:
+                raw = obs
+                pre = nn.functional.linear(obs, first.weight * self.scale, first.bias)
+            h = self.trunk[1:](pre)
+        logits = self.policy(h)
+        if self.action_terms is not None:
+            assert raw is not None
+            logits = logits + self.action_terms(raw)
+        return logits, self.value(h).squeeze(-1)
+
+
+SPARSE_DENSITY = 0.1
+""":class:`TrainingInputs` hands an MLP sparse rows when fewer than this fraction of the
+batch's observation entries are nonzero. Forward and backward of the first layer (2707 x 256)
+over a 1860-row minibatch of Liniell self-play observations (3.6% nonzero), one torch
+thread, on a shared loaded machine: dense 145 ms (plus 20 ms to gather the rows), sparse
+37 ms (plus about 10 to gather the rows' nonzero entries and sort them by column). At
+Qwirkle Cards' 33% (225 inputs) the dense product is the faster."""
+
+
+class SparseRows:
+    """A minibatch of observations by their nonzero entries, already scaled.
+
+    ``x``: ``(rows, inputs)`` sparse CSR; ``xt``: its transpose, ``(inputs, rows)`` CSR (the
+    first layer's weight gradient is ``xt @ grad``); ``dense``: the raw rows, only where the
+    network reads raw entries too (its action-feature term), else None."""
+
+    def __init__(self, x: torch.Tensor, xt: torch.Tensor, dense: torch.Tensor | None) -> None:
+        self.x, self.xt, self.dense = x, xt, dense
+
+
+class _SparseLinear(torch.autograd.Function):
+    """``x @ weight.T`` for a sparse CSR ``x`` (no gradient to ``x``)."""
+
+    @staticmethod
+    def forward(
+        ctx: torch.autograd.function.FunctionCtx,
+        weight: torch.Tensor,
+        x: torch.Tensor,
+        xt: torch.Tensor,
+    ) -> torch.Tensor:
+        ctx.xt = xt  # type: ignore[attr-defined]
+        return x @ weight.t()
+
+    @staticmethod
+    def backward(  # type: ignore[override]
+        ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor
+    ) -> tuple[torch.Tensor, None, None]:
+        return (ctx.xt @ grad).t(), None, None  # type: ignore[attr-defined]
+
+
+class TrainingInputs:
+    """A batch's observations as ``net`` reads them minibatch by minibatch (:meth:`rows`).
+
+    For an :class:`MLPActorCritic` and a batch where fewer than :data:`SPARSE_DENSITY` of the
+    entries are nonzero (Liniell's board planes), the nonzero entries are found and scaled
+    once per batch, and each minibatch is handed over as :class:`SparseRows`; otherwise as
+    the dense rows. Either way the network computes the same function (to float rounding).
+    """
+
+    def __init__(self, net: nn.Module, obs: torch.Tensor) -> None:
+        self.obs = obs
+        self.sparse = False
+        if not isinstance(net, MLPActorCritic) or not len(net.trunk) or obs.numel() == 0:
+            return
+        nonzero = obs.nonzero()
+        if len(nonzero) >= SPARSE_DENSITY * obs.numel():
+            return
+        self.sparse = True
+        self.reads_raw = net.action_terms is not None
+        rows, self.cols = nonzero[:, 0], nonzero[:, 1]
+        self.values = obs[rows, self.cols] * net.scale[self.cols]
+        self.counts = torch.bincount(rows, minlength=obs.shape[0])
+        self.starts = torch.cumsum(self.counts, 0) - self.counts
+        # a stable sort by column of a minibatch's entries; int16 keys sort by radix
+        self.key_dtype = torch.int16 if obs.shape[1] <= torch.iinfo(torch.int16).max else None
+
+    def rows(self, index: torch.Tensor) -> torch.Tensor | SparseRows:
+        """The observations of rows ``index``, as the network takes them."""
+        if not self.sparse:
+            return self.obs[index]
+        size, width = len(index), self.obs.shape[1]
+        counts = self.counts[index]
+        crow = counts.new_zeros(size + 1)
+        torch.cumsum(counts, 0, out=crow[1:])
+        total = int(crow[-1])
+        at = torch.repeat_interleave(self.starts[index] - crow[:-1], counts, output_size=total)
+        at += torch.arange(total)
+        cols, values = self.cols[at], self.values[at]
+        keys = cols if self.key_dtype is None else cols.to(self.key_dtype)
+        by_col = torch.argsort(keys, stable=True)
+        tcrow = counts.new_zeros(width + 1)
+        torch.cumsum(torch.bincount(cols, minlength=width), 0, out=tcrow[1:])
+        row_of = torch.repeat_interleave(torch.arange(size), counts, output_size=total)
+        with warnings.catch_warnings():  # torch's notice that its CSR support is in beta
+            warnings.filterwarnings("ignore", "Sparse CSR tensor support", UserWarning)
+            x = torch.sparse_csr_tensor(crow, cols, values, (size, width), check_invariants=False)
+            xt = torch.sparse_csr_tensor(
+                tcrow, row_of[by_col], values[by_col], (width, size), check_invariants=False
+            )
+        return SparseRows(x, xt, self.obs[index] if self.reads_raw else None)
 
 
 class ConvActorCritic(nn.Module):

@@ -22,6 +22,7 @@ from torch import nn
 
 from .config import PPOConfig
 from .distributions import MaskedCategorical
+from .networks import TrainingInputs
 from .selfplay import Batch
 from .stopping import BudgetSpent
 
@@ -91,7 +92,7 @@ def ppo_update(
         cfg.gamma,
         cfg.gae_lambda,
     )
-    b_obs = torch.as_tensor(batch.obs, dtype=torch.float32)
+    inputs = TrainingInputs(net, torch.as_tensor(batch.obs, dtype=torch.float32))
     b_masks = torch.as_tensor(batch.masks).bool()
     b_actions = torch.as_tensor(batch.actions)
     b_logps = torch.as_tensor(batch.logps)
@@ -116,7 +117,7 @@ def ppo_update(
             if should_stop is not None and should_stop():
                 raise BudgetSpent
             mb = order[start : start + minibatch_size]
-            logits, new_values = net(b_obs[mb])
+            logits, new_values = net(inputs.rows(mb))
             dist = MaskedCategorical(logits, b_masks[mb])
             new_logps = dist.log_prob(b_actions[mb])
             entropy = dist.entropy()

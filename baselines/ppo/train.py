@@ -277,7 +277,7 @@ def _train(
     net = make_network(cfg, env)
     if cfg.init_from and state is None:
         load_weights(net, cfg.init_from, cfg)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, fused=True)
     gen = torch.Generator().manual_seed(_seed(cfg, 2))
     update, global_step = 0, 0
     # Training time (wall and CPU) excludes periodic evaluations; carried over on resume.

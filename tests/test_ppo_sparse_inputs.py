@@ -1,0 +1,89 @@
+"""The PPO update's observation inputs: sparse rows for a sparse batch, the same function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
+from tabletop_rl.baselines.ppo.networks import (  # noqa: E402
+    SparseRows,
+    TrainingInputs,
+    build_network,
+)
+from tabletop_rl.envs.vector import VectorGames  # noqa: E402
+
+
+def _observations(env: str, count: int, **kwargs: object) -> torch.Tensor:
+    """``count`` observations of 16 games played by random legal moves."""
+    games = VectorGames(env, 16, seed=3, **kwargs)
+    out = games.reset()
+    rng = np.random.default_rng(3)
+    rows = []
+    while len(rows) * 16 < count:
+        rows.append(out.observation.copy())
+        legal = out.action_mask.astype(bool)
+        out = games.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    return torch.as_tensor(np.concatenate(rows)[:count])
+
+
+def _mlp(env: str, action_features: bool = False, **kwargs: object) -> torch.nn.Module:
+    game = make_env(env, **kwargs)
+    layout, actions = game.layout, game.action_layout()
+    net = build_network(
+        "mlp",
+        layout,
+        actions,
+        game.info.num_actions,
+        [],
+        [32, 16],
+        seed=0,
+        action_features=action_features,
+    )
+    if action_features:  # a fresh term is 0: give it weights so that it counts
+        with torch.no_grad():
+            net.action_terms.weight.uniform_(0.5, 1.0, generator=torch.Generator().manual_seed(1))
+    return net
+
+
+def _outputs_and_gradients(net: torch.nn.Module, obs: object) -> list[torch.Tensor]:
+    net.zero_grad()
+    logits, value = net(obs)
+    (logits.square().mean() + value.sum()).backward()
+    return [logits.detach(), value.detach()] + [p.grad.clone() for p in net.parameters()]
+
+
+@pytest.mark.parametrize("action_features", [False, True])
+def test_sparse_rows_give_the_dense_rows_outputs_and_gradients(action_features: bool) -> None:
+    """Liniell's observation is mostly zeros: the minibatches go to the MLP as sparse rows,
+    and its logits, values and every parameter's gradient are those of the dense rows."""
+    kwargs = {"features": True} if action_features else {}
+    obs = _observations("liniell_v0", 96, **kwargs)
+    net = _mlp("liniell_v0", action_features, **kwargs)
+    inputs = TrainingInputs(net, obs)
+    assert inputs.sparse
+    index = torch.randperm(len(obs), generator=torch.Generator().manual_seed(0))[:40]
+    rows = inputs.rows(index)
+    assert isinstance(rows, SparseRows)
+    sparse = _outputs_and_gradients(net, rows)
+    dense = _outputs_and_gradients(net, obs[index])
+    for a, b in zip(sparse, dense, strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+    # and the scale folded into the first layer is the declared per-entry scale
+    first = net.trunk[0]
+    h = torch.relu(first(obs[index] * net.scale))
+    expected = net.policy(net.trunk[2:](h))
+    if net.action_terms is not None:
+        expected = expected + net.action_terms(obs[index])
+    assert torch.allclose(net(obs[index])[0], expected, rtol=1e-4, atol=1e-5)
+
+
+def test_a_dense_batch_stays_dense() -> None:
+    obs = _observations("qwirkle_cards_v0", 64)
+    net = _mlp("qwirkle_cards_v0")
+    inputs = TrainingInputs(net, obs)
+    assert not inputs.sparse
+    index = torch.tensor([5, 1, 9])
+    assert torch.equal(inputs.rows(index), obs[index])

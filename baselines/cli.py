@@ -181,15 +181,15 @@ def _arena(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _validate_env(parser: argparse.ArgumentParser, name: str) -> None:
+    """An unknown registry name is a usage error (a ``module:factory`` is checked on use)."""
     if ":" in name:
         return
-    from tabletop_rl.envs import available_envs
+    from tabletop_rl.envs.registry import game_spec
 
-    if name not in available_envs():
-        parser.error(
-            f"unknown environment {name!r}; available: {', '.join(available_envs())} "
-            "(or module:factory for a game of your own)"
-        )
+    try:
+        game_spec(name)
+    except TabletopError as exc:
+        parser.error(str(exc))
 
 
 def main(

@@ -6,11 +6,11 @@ explains its notation. It works on the game model and its action codec
 (``parse`` / ``to_text``), and a typed move of several sub-actions is checked and put in a
 legal order on copies of the model's state, never on the environment itself.
 :class:`GenericParser` works for every game (action numbers, or the names
-``describe_action`` gives, ``;`` between moves); games with a notation of their own register a
-parser in :data:`PARSERS`.
+``describe_action`` gives, ``;`` between moves); a game with a notation of its own names its
+parser in its :attr:`~tabletop_rl.envs.games.GameSpec.move_parser` (:func:`parser_for`).
 
->>> from tabletop_rl.baselines.env_factory import make_env
->>> env = make_env("liniell_v0", num_players=2)
+>>> from tabletop_rl.envs import make
+>>> env = make("liniell_v0", raw=True, num_players=2)
 >>> env.reset(seed=4)
 >>> parser = LiniellParser()
 >>> [parser.format_action(a, env) for a in parser.parse("3,3 r1", env)]
@@ -20,12 +20,13 @@ parser in :data:`PARSERS`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from tabletop_rl.envs.errors import NotationError
+from tabletop_rl.envs.games import resolve
+from tabletop_rl.envs.registry import game_spec
 
 
 class MoveParser(Protocol):
@@ -378,17 +379,16 @@ class QwirkleCardsParser:
         return env.model.codec.encode(EndTurn())
 
 
-PARSERS: dict[str, Callable[[], MoveParser]] = {
-    "qwirkle_v0": QwirkleParser,
-    "liniell_v0": LiniellParser,
-    "qwirkle_cards_v0": QwirkleCardsParser,
-}
-"""Game-specific move parsers by environment name; other games use :class:`GenericParser`."""
-
-
 def parser_for(env_name: str) -> MoveParser:
-    """The move parser of a game (:class:`GenericParser` for a game without a notation)."""
-    return PARSERS.get(env_name, GenericParser)()
+    """The move parser of ``env_name``'s game (its
+    :attr:`~tabletop_rl.envs.games.GameSpec.move_parser`; :class:`GenericParser` for a game
+    without a notation).
+
+    >>> type(parser_for("qwirkle_cards_v0")).__name__
+    'QwirkleCardsParser'
+    """
+    target = game_spec(env_name).move_parser
+    return GenericParser() if target is None else resolve(target, "move parser")()
 
 
 def move_text(parser: MoveParser, action: int, env: Any) -> str | None:
@@ -402,7 +402,6 @@ def move_text(parser: MoveParser, action: int, env: Any) -> str | None:
 
 
 __all__ = [
-    "PARSERS",
     "GenericParser",
     "LiniellParser",
     "MoveParser",

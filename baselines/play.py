@@ -27,12 +27,11 @@ import numpy as np
 
 from tabletop_rl.envs.core.simulator import select_action
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError, NotationError
+from tabletop_rl.envs.registry import game_spec, make
 
 from .arena import resolve_agent
 from .arena.agent_specs import observation_kwargs
-from .env_factory import make_env
 from .move_parsers import (
-    PARSERS,
     GenericParser,
     LiniellParser,
     MoveParser,
@@ -46,13 +45,6 @@ from .move_parsers import (
 from .replay import outcome_text
 
 COMMANDS = "help, moves, board, hint, quit"
-HINT_LADDER: dict[str, tuple[str, ...]] = {
-    # measured: MCTS won 52.5 of 80 games against greedy (see agents/mcts.py)
-    "liniell_v0": ("mcts", "heuristic", "greedy", "random"),
-}
-"""Agents tried for ``--hint`` per game, strongest first by the arena's measurements (the
-first one available is used); other games use :data:`DEFAULT_HINT_LADDER`."""
-DEFAULT_HINT_LADDER = ("heuristic", "greedy", "mcts", "random")
 
 
 ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
@@ -90,7 +82,9 @@ class TerminalGame:
         players = 1 + len(opponents)
         specs = [*opponents, *([hint_agent] if hint_agent else [])]
         self.env_kwargs = {**observation_kwargs(specs, env_name), **(env_kwargs or {})}
-        self.env = make_env(env_name, num_players=players, render_mode="ansi", **self.env_kwargs)
+        self.env = make(
+            env_name, raw=True, num_players=players, render_mode="ansi", **self.env_kwargs
+        )
         if not 0 <= seat < players:
             raise ConfigError(f"--seat {seat} is not a seat; allowed: 0 to {players - 1}")
         self.seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
@@ -336,8 +330,8 @@ class TerminalGame:
     def _scratch_env(self) -> Any:
         """An environment of the same game for planning (built once)."""
         if self._scratch is None:
-            self._scratch = make_env(
-                self.env_name, num_players=self.env.num_players, **self.env_kwargs
+            self._scratch = make(
+                self.env_name, raw=True, num_players=self.env.num_players, **self.env_kwargs
             )
         return self._scratch
 
@@ -346,10 +340,9 @@ class TerminalGame:
         return any(env.terminations.values()) or any(env.truncations.values())
 
     def _strongest(self) -> str:
-        from .arena import game_name
         from .arena.agent_specs import agent_names_for
 
-        ladder = HINT_LADDER.get(game_name(self.env_name), DEFAULT_HINT_LADDER)
+        ladder = game_spec(self.env_name).hint_agents
         available = set(agent_names_for(self.env_name)) | {"mcts"}
         return next(a for a in ladder if a in available)
 
@@ -419,9 +412,6 @@ def main(args: Any, stdin: TextIO, stdout: TextIO) -> int:
 
 
 __all__ = [
-    "DEFAULT_HINT_LADDER",
-    "HINT_LADDER",
-    "PARSERS",
     "GenericParser",
     "LiniellParser",
     "MoveParser",

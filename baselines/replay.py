@@ -30,9 +30,9 @@ import numpy as np
 
 from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text
 from tabletop_rl.envs.errors import ConfigError, IllegalActionError
+from tabletop_rl.envs.registry import make
 
 from .arena import play_game
-from .env_factory import make_env
 
 REQUIRED = ("env", "env_kwargs", "seed", "actions")
 
@@ -136,7 +136,7 @@ def _over(env: Any) -> bool:
 
 def new_env(record: dict[str, Any], render_mode: str | None = None) -> Any:
     """The record's environment, reset with its seed."""
-    env = make_env(record["env"], render_mode=render_mode, **record["env_kwargs"])
+    env = make(record["env"], raw=True, render_mode=render_mode, **record["env_kwargs"])
     env.reset(seed=int(record["seed"]))
     return env
 
@@ -213,10 +213,9 @@ def _outcome_text(record: dict[str, Any], env: Any) -> str:
 
 def _notation(record: dict[str, Any]) -> Any:
     """The move parser of the record's game (moves are printed as a player types them)."""
-    from .arena import game_name
     from .play import parser_for
 
-    return parser_for(game_name(record["env"]))
+    return parser_for(record["env"])
 
 
 def turns(record: dict[str, Any], env: Any) -> Iterator[tuple[str, str]]:

@@ -62,10 +62,6 @@ def _multi_agent_env_class() -> type:
             super().__init__()
             config = dict(config or {})
             env_name = config.pop("env", "liniell_v0")
-            if env_name not in available_envs():
-                raise ConfigError(
-                    f"unknown environment {env_name!r}; available: {', '.join(available_envs())}"
-                )
             self.game: TabletopAECEnv = make(env_name, raw=True, **config)
             self.agents = self.possible_agents = list(self.game.possible_agents)
             spaces = self.game.observation_space(self.agents[0])

@@ -43,7 +43,8 @@ from torch import nn
 
 import tabletop_rl.envs  # noqa: F401  (registers the Gymnasium ids)
 from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text
-from tabletop_rl.envs.registry import GYMNASIUM_IDS
+from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import GYMNASIUM_IDS, game_spec
 
 
 class MaskedObservation(gymnasium.Wrapper):
@@ -121,10 +122,12 @@ class ObservationCritic(nn.Module):
 
 def gym_id(env_name: str) -> str:
     """The Gymnasium id of ``env_name`` (``liniell_v0`` -> ``tabletop_rl/Liniell-v0``)."""
-    for env_id, name in GYMNASIUM_IDS.items():
-        if name == env_name:
-            return env_id
-    raise ValueError(f"no Gymnasium id for {env_name!r}; known: {sorted(GYMNASIUM_IDS.values())}")
+    env_id = game_spec(env_name).gymnasium_id
+    if env_id is None:
+        raise ConfigError(
+            f"no Gymnasium id for {env_name!r}; known: {sorted(GYMNASIUM_IDS.values())}"
+        )
+    return env_id
 
 
 def make_env(env_name: str, opponent: str = "random", num_players: int = 2) -> gymnasium.Env:

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_rl.envs import available_envs, make
+from tabletop_rl.envs.core.files import atomic_write_text
 
 # Target: agent-steps per second as a multiple of connect_four_v3's in the same run.
 TARGETS = {"qwirkle_v0": 1.8, "liniell_v0": 1.8, "qwirkle_cards_v0": 1.5}
@@ -89,14 +88,6 @@ class Runner:
         }
 
 
-def write_json_atomic(path: str, data: Any) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="wall time per environment")
@@ -135,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         sps, gps = r["steps_per_s"], r["games_per_s"]
         print(f"{name:<18} {sps:>10.0f} {gps:>9.2f} {ratio:>14.2f}x {mark:>7}")
     if args.json:
-        write_json_atomic(args.json, results)
+        atomic_write_text(args.json, json.dumps(results, indent=2))
     if args.check and failed:
         print(f"missed targets: {failed}", file=sys.stderr)
         return 1

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from tabletop_rl.baselines.arena import make_env, resolve_agent
+from tabletop_rl.baselines.arena import resolve_agent
+from tabletop_rl.envs import make
 from tabletop_rl.envs.core.simulator import select_action
 
 
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         "--features", action="store_true", help="observation features on, as in training"
     )
     args = parser.parse_args(argv)
-    env = make_env(args.env, num_players=2, features=args.features)
+    env = make(args.env, raw=True, num_players=2, features=args.features)
     env.reset(seed=args.seed)
     searcher = resolve_agent(args.agent, args.env, np.random.default_rng(0))
     greedy = resolve_agent("greedy", args.env, np.random.default_rng(1))

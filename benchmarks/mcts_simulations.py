@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_rl.baselines.arena import make_env, resolve_agent
+from tabletop_rl.baselines.arena import resolve_agent
+from tabletop_rl.envs import make
 from tabletop_rl.envs.core.simulator import select_action
 
 GAMES = ("liniell_v0", "qwirkle_v0", "qwirkle_cards_v0")
@@ -33,7 +34,7 @@ def measure(
     """Simulations per CPU-second of ``spec``'s searches at ``positions`` positions of
     ``name``, after ``warm_up`` searched positions that are not counted."""
     kwargs = {"engine": engine} if engine else {}
-    env = make_env(name, num_players=2, **kwargs)
+    env = make(name, raw=True, num_players=2, **kwargs)
     greedy = resolve_agent("greedy", name, np.random.default_rng(1))
     searcher = resolve_agent(spec, name, np.random.default_rng(0))
     if warm_up:

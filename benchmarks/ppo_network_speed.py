@@ -29,13 +29,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.baselines.ppo.checkpoint import make_network
 from tabletop_rl.baselines.ppo.config import PPOConfig, load_config
 from tabletop_rl.baselines.ppo.distributions import MaskedCategorical
 from tabletop_rl.baselines.ppo.networks import CropConvActorCritic
 from tabletop_rl.baselines.ppo.ppo import ppo_update
 from tabletop_rl.baselines.ppo.selfplay import Batch, padded_labels
+from tabletop_rl.envs import make
 from tabletop_rl.envs.core.conformance import random_positions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +45,7 @@ def played_positions(
     env_name: str, env_kwargs: dict, games: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Observations and action masks of every decision of ``games`` masked random games."""
-    return random_positions(make_env(env_name, **env_kwargs), games, seed)
+    return random_positions(make(env_name, raw=True, **env_kwargs), games, seed)
 
 
 def make_batch(

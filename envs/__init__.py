@@ -1,7 +1,7 @@
 """tabletop-rl environments: PettingZoo AEC environments for Qwirkle, Qwirkle Cards and Liniell.
 
-Use :func:`make` with a name from :func:`available_envs`, or import an environment module
-PettingZoo-style::
+Use :func:`make` with a name from :func:`available_envs` (or ``"module:factory"`` for a game
+of your own), or import an environment module PettingZoo-style::
 
     from tabletop_rl.envs import qwirkle_v0
     env = qwirkle_v0.env(num_players=2)
@@ -16,7 +16,6 @@ deleted: ``python -m tabletop_rl.envs.kernels --clean`` removes stale files).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from .core.kernel_cache import register_cache_locator
@@ -36,6 +35,8 @@ from .registry import (
     GYMNASIUM_IDS,
     available_envs,
     env_module,
+    game_name,
+    game_spec,
     make,
     make_single_agent,
     register_gymnasium_ids,
@@ -58,6 +59,8 @@ __all__ = [
     "TabletopError",
     "available_envs",
     "env_module",
+    "game_name",
+    "game_spec",
     "make",
     "make_single_agent",
 ]
@@ -65,5 +68,5 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in available_envs():
-        return importlib.import_module(f"{__name__}.{name}")
+        return env_module(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,18 @@
-"""Registry of the suite's environments, and their Gymnasium ids.
+"""The registry: every environment by name, one lookup, and the Gymnasium ids.
+
+Each game is described once, by a :class:`~tabletop_rl.envs.games.GameSpec` in
+:data:`~tabletop_rl.envs.games.GAMES` (its environment, game model, compiled batch, Gymnasium
+id, and the baselines' agents, move notation and defaults); the names and ids below are read
+from it. :func:`make` builds an environment by its registry name or, for a game of your own,
+by ``"module:factory"`` where ``factory(**kwargs)`` returns a
+:class:`~tabletop_rl.envs.core.aec.TabletopAECEnv`; the arena, replays, terminal play and PPO
+training all build theirs with it::
+
+    from tabletop_rl.envs import make
+
+    env = make("liniell_v0", num_players=3)  # with PettingZoo's standard wrappers
+    raw = make("liniell_v0", raw=True)  # without (what agents, trainers and the arena use)
+    own = make("my_games.dice:raw_env", raw=True)  # a game of your own
 
 Importing :mod:`tabletop_rl.envs` registers one Gymnasium id per game for the single-agent
 wrapper (:class:`~tabletop_rl.envs.core.single_agent.SingleAgentEnv`), so Gymnasium's own
@@ -16,14 +30,22 @@ default (``vectorization_mode="vector_entry_point"``): all games in one compiled
 opponents' moves played inside it; ``"sync"`` and ``"async"`` step one single-agent
 environment per game.
 
->>> available_envs() == sorted(available_envs())
-True
+>>> available_envs()
+['liniell_v0', 'qwirkle_cards_v0', 'qwirkle_v0']
 >>> sorted(GYMNASIUM_IDS)
 ['tabletop_rl/Liniell-v0', 'tabletop_rl/Qwirkle-v0', 'tabletop_rl/QwirkleCards-v0']
+>>> make("liniell_v0", raw=True, num_players=3).num_players
+3
+>>> make("chess_v0")
+Traceback (most recent call last):
+...
+tabletop_rl.envs.errors.ConfigError: unknown environment 'chess_v0'; available: liniell_v0, \
+qwirkle_cards_v0, qwirkle_v0 (or 'module:factory' for a game of your own)
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -33,48 +55,101 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from .core.aec import TabletopAECEnv, wrap
 from .core.keywords import check_keywords
 from .errors import ConfigError
-
-# Environment name -> module (relative to tabletop_rl.envs) that defines env() and raw_env.
-_ENV_MODULES: dict[str, str] = {
-    "qwirkle_v0": "qwirkle_v0",
-    "liniell_v0": "liniell_v0",
-    "qwirkle_cards_v0": "qwirkle_cards_v0",
-}
+from .games import GAMES, GAMES_BY_NAME, GameSpec, resolve
 
 
 def available_envs() -> list[str]:
     """Names accepted by :func:`make`, sorted."""
-    return sorted(_ENV_MODULES)
+    return sorted(GAMES_BY_NAME)
+
+
+GYMNASIUM_IDS: dict[str, str] = {
+    spec.gymnasium_id: spec.name for spec in GAMES if spec.gymnasium_id is not None
+}
+"""Gymnasium id -> environment name (read from :data:`~tabletop_rl.envs.games.GAMES`)."""
+
+
+def _registered(name: str) -> GameSpec:
+    """The spec of registered environment ``name``, or the ConfigError listing them."""
+    if name not in GAMES_BY_NAME:
+        raise ConfigError(
+            f"unknown environment {name!r}; available: {', '.join(available_envs())} "
+            "(or 'module:factory' for a game of your own)"
+        )
+    return GAMES_BY_NAME[name]
+
+
+def _factory(name: str) -> Callable[..., Any]:
+    """The factory of environment ``name``: a registered name or ``"module:factory"``."""
+    return resolve(name if ":" in name else _registered(name).env, "environment factory")
 
 
 def env_module(name: str) -> ModuleType:
     """The module of environment ``name`` (its docstring is the documentation page)."""
-    if name not in _ENV_MODULES:
-        raise ConfigError(
-            f"unknown environment {name!r}; available environments: {', '.join(available_envs())}"
-        )
-    return importlib.import_module(f"tabletop_rl.envs.{_ENV_MODULES[name]}")
+    module = name.rpartition(":")[0] if ":" in name else _registered(name).module
+    return importlib.import_module(module)
 
 
 def make(name: str, *, raw: bool = False, **kwargs: Any) -> Any:
     """Build environment ``name`` with PettingZoo's standard wrappers (``raw=True``: without).
 
-    Keyword arguments go to the environment's constructor; one it does not take is a
-    ConfigError naming the keywords it does take.
+    ``name`` is a registry name (:func:`available_envs`) or, for a game of your own,
+    ``"module:factory"`` where ``factory(**kwargs)`` returns a
+    :class:`~tabletop_rl.envs.core.aec.TabletopAECEnv`. Keyword arguments go to the
+    environment's constructor; one it does not take is a ConfigError naming the keywords it
+    does take.
     """
-    module = env_module(name)
-    check_keywords(module.raw_env, kwargs, name)
-    return module.raw_env(**kwargs) if raw else module.env(**kwargs)
+    factory = _factory(name)
+    check_keywords(factory, kwargs, name)
+    env = factory(**kwargs)
+    if not isinstance(env, TabletopAECEnv):
+        raise ConfigError(f"{name!r} did not build a TabletopAECEnv (got {type(env).__name__})")
+    return env if raw else wrap(env)
 
 
-# Gymnasium id -> environment name. The version follows the environment's.
-GYMNASIUM_IDS: dict[str, str] = {
-    "tabletop_rl/Qwirkle-v0": "qwirkle_v0",
-    "tabletop_rl/QwirkleCards-v0": "qwirkle_cards_v0",
-    "tabletop_rl/Liniell-v0": "liniell_v0",
-}
+@functools.lru_cache(maxsize=64)
+def game_name(env_name: str) -> str:
+    """The registry name a game is known by: ``env_name``, or for a ``module:factory``
+    environment the name its ``info`` declares (a variant of a registered game is that game).
+
+    >>> game_name("liniell_v0"), game_name("tabletop_rl.envs.liniell_v0:raw_env")
+    ('liniell_v0', 'liniell_v0')
+    """
+    if ":" not in env_name:
+        return env_name
+    return str(make(env_name, raw=True).info.name)
+
+
+@functools.lru_cache(maxsize=64)
+def game_spec(env_name: str) -> GameSpec:
+    """The :class:`~tabletop_rl.envs.games.GameSpec` of environment ``env_name``.
+
+    A registry name gives its entry. A ``module:factory`` name gives the entry of the game its
+    ``info`` names when that game is registered (a variant of it); else the ``GAME_SPEC`` of
+    the factory's module, a :class:`~tabletop_rl.envs.games.GameSpec` of the same name, when
+    the module describes its game (its agents, notation, ...); else a spec of the name and
+    the factory only.
+
+    >>> game_spec("tabletop_rl.envs.qwirkle_v0:raw_env").name
+    'qwirkle_v0'
+    """
+    if ":" not in env_name:
+        return _registered(env_name)
+    name = game_name(env_name)
+    if name in GAMES_BY_NAME:
+        return GAMES_BY_NAME[name]
+    described = getattr(env_module(env_name), "GAME_SPEC", None)
+    if described is None:
+        return GameSpec(name=name, env=env_name)
+    if not isinstance(described, GameSpec) or described.name != name:
+        raise ConfigError(
+            f"GAME_SPEC of {env_name!r} must be a GameSpec named {name!r} (the game's "
+            f"info.name), got {described!r}"
+        )
+    return described
 
 
 AGENT_SPECS_GROUP = "tabletop_rl.agent_specs"

@@ -45,7 +45,6 @@ does an environment option (``**env_kwargs``) that the compiled core does not de
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,14 +53,8 @@ import numpy as np
 from .core.batch import BatchBuffers, BatchResult, check_active, check_batch_options
 from .core.model import GameModel, Outcome, check_engine
 from .errors import ConfigError, IllegalActionError
+from .games import GAMES_BY_NAME, resolve
 from .registry import make
-
-_COMPILED_BATCHES: dict[str, str] = {
-    "liniell_v0": "tabletop_rl.envs.liniell.batch:LiniellBatch",
-    "qwirkle_v0": "tabletop_rl.envs.qwirkle.compiled_batch:QwirkleBatch",
-    "qwirkle_cards_v0": "tabletop_rl.envs.qwirkle_cards.compiled_batch:QwirkleCardsBatch",
-}
-"""Games with a compiled batched backend: environment name -> ``module:class``."""
 
 
 class ModelBatch(BatchBuffers):
@@ -193,13 +186,14 @@ def _check_actions(
 
 
 def _compiled_backend(name: str) -> type | None:
-    target = _COMPILED_BATCHES.get(name)
-    if target is None:
+    """The compiled batch of registered environment ``name`` (its
+    :class:`~.games.GameSpec`'s), or None: none, or the compiled core cannot be imported."""
+    spec = GAMES_BY_NAME.get(name)
+    if spec is None or spec.compiled_batch is None:
         return None
-    module, cls = target.split(":")
     try:
-        return getattr(importlib.import_module(module), cls)
-    except ImportError:  # the compiled core is optional at run time (numba missing)
+        return resolve(spec.compiled_batch, "compiled batch")
+    except ConfigError:  # the compiled core is optional at run time (numba missing)
         return None
 
 

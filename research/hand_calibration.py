@@ -55,7 +55,7 @@ from opponent_hand import (
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
 from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
-from tabletop_rl.baselines.agents.turns import TURN_MODELS
+from tabletop_rl.baselines.agents.turns import turn_model_class
 from tabletop_rl.envs import make
 from tabletop_rl.envs.qwirkle.board import Board
 from tabletop_rl.envs.qwirkle.tiles import NUM_KINDS as NUM_TILE_KINDS
@@ -138,7 +138,7 @@ def collect(env: str, games: int, seed: int) -> np.ndarray:
     rows: list[list[float]] = []
     current: dict[str, Any] = {"game": -1}
     heuristic = QwirkleCardsHeuristicAgent if env == CARDS else QwirkleHeuristicAgent
-    turns = TURN_MODELS[env]()
+    turns = turn_model_class(env)()
 
     def decide(state: Any, obs: dict[str, np.ndarray], view: Any) -> int:
         if current.get("state") is not state:

@@ -15,23 +15,17 @@ def heuristic_turn_starts() -> Callable[[str, int], list[tuple[Any, Any]]]:
     turn but the first (the game's turn model's ``turn_started``) of a two-player game of
     ENV's heuristic against itself, the deal and the heuristic seeded by SEED; played once
     per session."""
-    from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import QwirkleCardsHeuristicAgent
-    from tabletop_rl.baselines.agents.qwirkle_heuristic import QwirkleHeuristicAgent
-    from tabletop_rl.baselines.agents.turns import TURN_MODELS
-    from tabletop_rl.envs.qwirkle.model import QwirkleModel
-    from tabletop_rl.envs.qwirkle_cards.model import QwirkleCardsModel
+    from tabletop_rl.baselines.agents import agent_class
+    from tabletop_rl.baselines.agents.turns import turn_model_class
+    from tabletop_rl.envs.games import GAMES_BY_NAME, resolve
 
-    games = {
-        "qwirkle_v0": (QwirkleModel, QwirkleHeuristicAgent),
-        "qwirkle_cards_v0": (QwirkleCardsModel, QwirkleCardsHeuristicAgent),
-    }
     played: dict[tuple[str, int], list[tuple[Any, Any]]] = {}
 
     def starts(env: str, seed: int) -> list[tuple[Any, Any]]:
         if (env, seed) not in played:
-            model_class, heuristic = games[env]
-            model, turns = model_class(2), TURN_MODELS[env]()
-            agent = heuristic(np.random.default_rng(seed))
+            model = resolve(GAMES_BY_NAME[env].model, "game model")(2)
+            turns = turn_model_class(env)()
+            agent = agent_class("heuristic", env)(np.random.default_rng(seed))
             state = model.new_state(np.random.default_rng(seed))
             found = []
             while not model.is_over(state):

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabletop_rl.envs import make
+from tabletop_rl.envs.core.model import ENGINES
 from tabletop_rl.envs.errors import TabletopError
 from tabletop_rl.envs.liniell.notation import from_text as liniell_from_text
 from tabletop_rl.envs.liniell.scoring import score_position
@@ -31,7 +32,6 @@ from tabletop_rl.envs.qwirkle_cards.game import QwirkleCardsGame
 from tabletop_rl.envs.vector import VectorGames
 
 GAMES = ("liniell_v0", "qwirkle_v0", "qwirkle_cards_v0")
-ENGINES = ("compiled", "reference")
 EXAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 and __name__ == "__main__" else 40
 
 SETTINGS = settings(

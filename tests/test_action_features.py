@@ -7,10 +7,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo.action_features import ActionFeatures  # noqa: E402
 from tabletop_rl.baselines.ppo.config import PPOConfig, apply_overrides  # noqa: E402
 from tabletop_rl.baselines.ppo.networks import build_network  # noqa: E402
+from tabletop_rl.envs import make  # noqa: E402
 from tabletop_rl.envs.core.conformance import random_positions  # noqa: E402
 from tabletop_rl.envs.core.observation import Field, ObservationLayout  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
@@ -60,7 +60,7 @@ GAMES = {
 
 @pytest.fixture(scope="module", params=sorted(GAMES))
 def played(request: pytest.FixtureRequest) -> tuple[str, object, np.ndarray, np.ndarray]:
-    env = make_env(request.param, num_players=2, features=True)
+    env = make(request.param, raw=True, num_players=2, features=True)
     obs, masks = random_positions(env, 1, 5)
     return request.param, env.unwrapped, obs[:60], masks[:60]
 
@@ -114,7 +114,7 @@ def test_a_fresh_term_changes_nothing_and_a_heavy_one_follows_its_field(
 
 
 def test_the_term_needs_fields_that_describe_actions() -> None:
-    raw = make_env("qwirkle_v0", num_players=2).unwrapped  # no features
+    raw = make("qwirkle_v0", raw=True, num_players=2).unwrapped  # no features
     with pytest.raises(ConfigError, match="turn the game's features on"):
         _net(raw, "crop", True)
     board = Field("board", (1, 2, 2), "cells", spatial=True)

@@ -28,7 +28,7 @@ from tabletop_rl.baselines.arena import (
     tables,
 )
 from tabletop_rl.baselines.stats import wilson_interval
-from tabletop_rl.envs import ConfigError, available_envs
+from tabletop_rl.envs import ConfigError, available_envs, make
 from tabletop_rl.envs.core import files
 from tabletop_rl.envs.core.simulator import select_action
 
@@ -286,7 +286,7 @@ def test_agent_ignores_hidden_information(env_name: str, spec: str) -> None:
     is redealt, and two agents built with the same seed play the whole turn, one on each
     copy (so agents that plan a turn ahead are checked on every sub-action too).
     """
-    env = arena.make_env(env_name, num_players=2)
+    env = make(env_name, raw=True, num_players=2)
     rng = np.random.default_rng(7)
     checked, game, previous = 0, 0, None
     env.reset(seed=game)

@@ -167,10 +167,10 @@ def test_a_whole_qwirkle_game_in_the_rules_notation() -> None:
 
 @pytest.mark.skipif("qwirkle_v0" not in available_envs(), reason="Qwirkle is not registered")
 def test_qwirkle_notation_maps_to_the_right_actions() -> None:
-    from tabletop_rl.baselines.arena import make_env
     from tabletop_rl.baselines.play import QwirkleParser
+    from tabletop_rl.envs import make
 
-    env = make_env("qwirkle_v0", num_players=2)
+    env = make("qwirkle_v0", raw=True, num_players=2)
     env.reset(seed=5)
     parser = QwirkleParser()
     for action in np.flatnonzero(env.action_mask()):
@@ -206,11 +206,11 @@ class NotationTypist(io.StringIO):
 
 @pytest.mark.skipif("liniell_v0" not in available_envs(), reason="Liniell is not registered")
 def test_a_whole_liniell_game_in_notation() -> None:
-    from tabletop_rl.baselines.arena import make_env
     from tabletop_rl.baselines.play import LiniellParser
+    from tabletop_rl.envs import make
 
     parser = LiniellParser()
-    env = make_env("liniell_v0", num_players=2)
+    env = make("liniell_v0", raw=True, num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     while not any(env.terminations.values()):

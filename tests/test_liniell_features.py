@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.liniell import LiniellGreedyAgent
-from tabletop_rl.baselines.env_factory import make_env
-from tabletop_rl.envs import ConfigError, liniell_v0
+from tabletop_rl.envs import ConfigError, liniell_v0, make
 from tabletop_rl.envs.core.conformance import check_env
 from tabletop_rl.envs.core.features import with_features
 from tabletop_rl.envs.liniell.actions import NUM_LAY, SKIP
@@ -205,8 +204,8 @@ def test_docstring_lists_the_feature_fields() -> None:
     assert layout.markdown_table([f.name for f in FIELDS]) in (liniell_v0.__doc__ or "")
 
 
-def test_make_env_passes_features_through() -> None:
-    env = make_env("liniell_v0", features=True)
+def test_make_passes_features_through() -> None:
+    env = make("liniell_v0", raw=True, features=True)
     assert [f.name for f in env.layout][-len(FIELDS) :] == [f.name for f in FIELDS]
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.mcts import MCTSAgent
-from tabletop_rl.baselines.arena import ArenaConfig, make_env, run_arena
-from tabletop_rl.envs import ConfigError, available_envs
+from tabletop_rl.baselines.arena import ArenaConfig, run_arena
+from tabletop_rl.envs import ConfigError, available_envs, make
 from tabletop_rl.envs.core.simulator import Playout, Simulator, select_action
 
 TESTS = Path(__file__).resolve().parent
@@ -112,7 +112,7 @@ def test_simulator_hides_the_real_game() -> None:
 @pytest.mark.parametrize("env_name", [*available_envs(), TOY])
 def test_determinisation_depends_only_on_what_the_player_sees(env_name: str) -> None:
     """Search agents need determinize(agent, rng) to be a function of the player's view."""
-    env = make_env(env_name, num_players=2)
+    env = make(env_name, raw=True, num_players=2)
     env.reset(seed=11)
     rng = np.random.default_rng(11)
     for step in range(12):
@@ -159,7 +159,7 @@ def _play_greedy_turns(env_name: str, seed: int, turns: int) -> object:
     """A position ``turns`` greedy turns into a two-player game, at a turn's start."""
     from tabletop_rl.baselines.agents import make_agent
 
-    env = make_env(env_name, num_players=2)
+    env = make(env_name, raw=True, num_players=2)
     env.reset(seed=seed)
     greedy = make_agent("greedy", env_name, np.random.default_rng(seed))
     done = 0
@@ -275,7 +275,7 @@ def _turn_agent(env_name: str, seed: int = 0, **options: object) -> MCTSAgent:
 def test_the_chosen_turn_is_played_out_with_legal_actions(env_name: str) -> None:
     from tabletop_rl.baselines.agents import make_agent
 
-    env = make_env(env_name, num_players=2)
+    env = make(env_name, raw=True, num_players=2)
     env.reset(seed=2)
     agent = _turn_agent(env_name)
     greedy = make_agent("greedy", env_name, np.random.default_rng(1))

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.mcts import MCTSAgent
-from tabletop_rl.baselines.agents.turns import TURN_MODELS
+from tabletop_rl.baselines.agents.turns import turn_model_class
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
-from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.baselines.ppo.rollout import Decision, GameSetup, GameSlot
+from tabletop_rl.envs import make
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.core.simulator import agent_view
 
@@ -25,7 +25,7 @@ TEACHER = "mcts:simulations=6"
 def _mcts_moves(env_name: str, setup: GameSetup, count: int) -> list[int]:
     """The first ``count`` moves of seat 0 in the game the teacher plays itself there (with the
     generator the slot gives it) against the slot's scripted opponent in seat 1."""
-    model = make_env(env_name, num_players=2, features=True).model
+    model = make(env_name, raw=True, num_players=2, features=True).model
     state = model.new_state(np.random.default_rng(setup.env_seed))
     teacher = resolve_agent(TEACHER, env_name, np.random.default_rng([setup.agent_seed, 1]))
     opponent = resolve_agent(
@@ -78,7 +78,7 @@ def test_the_mcts_teacher_labels_every_order_of_the_turn_it_chose(env_name: str)
 
 
 def test_the_mcts_teacher_stays_silent_once_the_learner_leaves_its_planned_turn() -> None:
-    turns = TURN_MODELS["qwirkle_v0"]()
+    turns = turn_model_class("qwirkle_v0")()
     slot = GameSlot("qwirkle_v0", {"num_players": 2})
     report = slot.reset(GameSetup(5, 6, ("learner", "greedy"), teacher=TEACHER))
     left, planned_again = False, 0
@@ -106,7 +106,7 @@ def test_the_mcts_teacher_stays_silent_once_the_learner_leaves_its_planned_turn(
 def test_a_search_agent_simulates_the_rules_without_observation_features() -> None:
     """Observation features are computed at every observation: a search that carried them
     into its playouts would compute them whenever a playout observes."""
-    model = make_env("qwirkle_v0", num_players=2, features=True).model
+    model = make("qwirkle_v0", raw=True, num_players=2, features=True).model
     assert isinstance(model, FeatureModel)
     state = model.new_state(np.random.default_rng(0))
     agent = resolve_agent("mcts", "qwirkle_v0", np.random.default_rng(0))

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from tabletop_rl.envs import make
+from tabletop_rl.envs.core.model import ENGINES
 from tabletop_rl.envs.errors import ArgumentError, GameOverError, IllegalActionError
 
 GAMES = ("liniell_v0", "qwirkle_v0", "qwirkle_cards_v0")
-ENGINES = ("compiled", "reference")
 
 
 def model_of(game: str, engine: str, num_players: int = 2) -> Any:

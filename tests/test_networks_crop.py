@@ -9,7 +9,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo import train  # noqa: E402
 from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
@@ -25,6 +24,7 @@ from tabletop_rl.baselines.ppo.networks import (  # noqa: E402
     build_network,
 )
 from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
+from tabletop_rl.envs import make  # noqa: E402
 from tabletop_rl.envs.core.conformance import random_positions  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
@@ -35,7 +35,7 @@ SMOKE = str(ROOT / "configs" / "smoke.yaml")
 def _played(env_name: str, games: int, seed: int) -> tuple[object, np.ndarray, np.ndarray]:
     """The environment and the observations and masks of every decision of masked random
     games (two players), the first decision of each game included."""
-    env = make_env(env_name, num_players=2)
+    env = make(env_name, raw=True, num_players=2)
     obs, masks = random_positions(env, games, seed)
     return env, obs, masks
 
@@ -175,7 +175,7 @@ def test_the_config_accepts_crop_and_rejects_unknown_networks() -> None:
         apply_overrides(PPOConfig(), ["--network", "cropped"])
     with pytest.raises(ConfigError, match="board_head_channels' must be 0 with network 'crop'"):
         apply_overrides(PPOConfig(), ["--network", "crop", "--board_head_channels", "2"])
-    env = make_env("qwirkle_v0")
+    env = make("qwirkle_v0", raw=True)
     with pytest.raises(ConfigError, match="needs at least one conv layer"):
         _network(env, "crop", [])
     with pytest.raises(ConfigError, match="unknown network 'cnn'; allowed: 'conv', 'crop'"):
@@ -192,7 +192,7 @@ def test_crop_trains_on_the_toy_game_and_its_checkpoint_round_trips(tmp_path: Pa
     assert cfg.network == "crop" and isinstance(net, CropConvActorCritic)
     for key, value in state["model"].items():
         assert torch.equal(net.state_dict()[key], value), key
-    env = make_env(TOY_ENV)
+    env = make(TOY_ENV, raw=True)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     with torch.no_grad():

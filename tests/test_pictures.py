@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("PIL")
 
 from tabletop_rl.baselines.arena import ArenaConfig, run_arena
-from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.baselines.replay import gif_frames, load_game, write_gif
+from tabletop_rl.envs import make
 from tabletop_rl.envs.core.caption import CAPTION_BG, FONT_PX, LINE_PX, text_width
 from tabletop_rl.envs.liniell.render import caption as liniell_caption
 from tabletop_rl.envs.qwirkle.render import caption as qwirkle_caption
@@ -49,7 +49,7 @@ def _caption(env_name: str, env):
 @pytest.mark.parametrize("env_name", sorted(CAPTIONS))
 @pytest.mark.parametrize("players", [2, 4])
 def test_every_picture_has_a_caption_with_turn_player_and_scores(env_name: str, players: int):
-    env = make_env(env_name, num_players=players, render_mode="rgb_array")
+    env = make(env_name, raw=True, num_players=players, render_mode="rgb_array")
     env.reset(seed=2)
     _random_steps(env, 30)
     lines = _caption(env_name, env)
@@ -74,7 +74,7 @@ def test_every_picture_has_a_caption_with_turn_player_and_scores(env_name: str, 
 
 @pytest.mark.parametrize("env_name", sorted(CAPTIONS))
 def test_a_finished_game_names_the_winner(env_name: str) -> None:
-    env = make_env(env_name, num_players=2, render_mode="rgb_array")
+    env = make(env_name, raw=True, num_players=2, render_mode="rgb_array")
     env.reset(seed=3)
     _random_steps(env, 5000)
     assert any(env.terminations.values()) or any(env.truncations.values())

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.baselines.play import QwirkleParser
+from tabletop_rl.envs import make
 from tabletop_rl.envs.liniell.render import LineLabels
 
 TESTS = Path(__file__).resolve().parent
@@ -73,7 +73,7 @@ def test_qwirkle_moves_and_refusals_in_the_board_coordinates() -> None:
 
 
 def test_qwirkle_reasons_use_the_window_coordinates() -> None:
-    env = make_env("qwirkle_v0", num_players=2)
+    env = make("qwirkle_v0", raw=True, num_players=2)
     env.reset(seed=3)
     origin = env.public_view(env.agent_selection).window_origin
     reason = "cell (0, 1) is already occupied by Rs (row -3)"
@@ -101,7 +101,7 @@ def test_liniell_letters_are_stable_over_a_whole_game() -> None:
     """Through a random game, every piece whose line did not join another keeps its letter."""
     from tabletop_rl.envs.liniell.render import render_ansi
 
-    env = make_env("liniell_v0", num_players=2)
+    env = make("liniell_v0", raw=True, num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(0)
     labels = LineLabels()

@@ -17,7 +17,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo import evaluate, export, plot, train  # noqa: E402
 from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.batched import BatchedCollector, slot_path_reason  # noqa: E402
@@ -27,6 +26,7 @@ from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     config_from_dict,
     load_config,
 )
+from tabletop_rl.envs import make  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -199,7 +199,7 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path) -> Non
     assert export.main([str(killed), str(tmp_path / "policy.pt")]) == 0
     assert plot.main([str(killed), str(tmp_path / "curve.png")]) == 0
     agent = load_ppo_agent(str(tmp_path / "policy.pt"), "liniell_v0", np.random.default_rng(0))
-    env = make_env("liniell_v0")
+    env = make("liniell_v0", raw=True)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs)] == 1

@@ -10,12 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo import evaluate, train  # noqa: E402
 from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint  # noqa: E402
 from tabletop_rl.baselines.ppo.config import apply_overrides, load_config  # noqa: E402
 from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
+from tabletop_rl.envs import make  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -61,7 +61,7 @@ def test_smoke_run_trains_evaluates_and_yields_an_agent(tmp_path: Path) -> None:
         assert [r["opponent"] for r in csv.DictReader(f)] == ["random", "greedy"]
 
     agent = load_ppo_agent(str(run_dir), cfg.env, np.random.default_rng(0), greedy=False)
-    env = make_env(cfg.env, **cfg.env_kwargs)
+    env = make(cfg.env, raw=True, **cfg.env_kwargs)
     env.reset(seed=0)
     while not any(env.terminations.values()):
         obs = env.observe(env.agent_selection)
@@ -154,7 +154,7 @@ def test_training_runs_on_every_registered_game(tmp_path: Path, env_name: str) -
     state = load_checkpoint(tmp_path)
     assert state["global_step"] >= 60
     agent = load_ppo_agent(str(tmp_path), env_name, np.random.default_rng(0))
-    env = make_env(env_name)
+    env = make(env_name, raw=True)
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs)] == 1

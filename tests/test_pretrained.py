@@ -14,7 +14,6 @@ from tabletop_rl.baselines.arena.agent_specs import (  # noqa: E402
     observation_kwargs,
     resolve_agent,
 )
-from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo import evaluate, export, toy, train  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
     POLICY_KEYS,
@@ -29,6 +28,7 @@ from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
 from tabletop_rl.baselines.ppo.config import apply_overrides, load_config  # noqa: E402
 from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
 from tabletop_rl.baselines.replay import record_game  # noqa: E402
+from tabletop_rl.envs import make  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError, ObservationVersionError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +144,7 @@ def test_every_game_ships_a_small_policy() -> None:
         policy = load_checkpoint(path)  # weights_only=True
         assert set(policy) <= set(POLICY_KEYS) and policy["config"]["env"] == env_name
         # trained on the observation the environment has now (which its docstring names)
-        env = make_env(env_name, **policy["config"]["env_kwargs"])
+        env = make(env_name, raw=True, **policy["config"]["env_kwargs"])
         assert policy[VERSION_KEY] == env.observation_version
 
 

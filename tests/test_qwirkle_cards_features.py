@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.qwirkle_cards_heuristic import hand_holds_all
-from tabletop_rl.baselines.env_factory import make_env
 from tabletop_rl.envs import make, qwirkle_cards_v0
 from tabletop_rl.envs.core.conformance import check_batch, check_env, random_playout
 from tabletop_rl.envs.core.features import FeatureModel, with_features
@@ -237,7 +236,7 @@ def test_compiled_batch_features_in_threads_equal_one_thread() -> None:
 
 
 def test_features_option_everywhere_environments_are_built() -> None:
-    env = make_env("qwirkle_cards_v0", features=True)
+    env = make("qwirkle_cards_v0", raw=True, features=True)
     assert env.layout.size == QwirkleCardsModel().layout.size + sum(f.size for f in FIELDS)
     games = VectorGames("qwirkle_cards_v0", num_envs=2, seed=3, features=True)
     model = VectorGames("qwirkle_cards_v0", num_envs=2, seed=3, features=True, engine="reference")

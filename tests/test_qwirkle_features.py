@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from tabletop_rl.baselines.agents.qwirkle import QwirkleGreedyAgent
-from tabletop_rl.baselines.env_factory import make_env
-from tabletop_rl.envs import ConfigError, qwirkle_v0
+from tabletop_rl.envs import ConfigError, make, qwirkle_v0
 from tabletop_rl.envs.core.conformance import check_batch, check_env
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.qwirkle.board import Board
@@ -376,7 +375,7 @@ def test_env_with_features_conforms_and_stays_in_bounds() -> None:
 
 
 def test_features_option_through_the_factory_and_the_vector_api() -> None:
-    env = make_env("qwirkle_v0", features=True)
+    env = make("qwirkle_v0", raw=True, features=True)
     assert "place_points" in env.layout.decode(env.layout.zeros())
     for engine, backend in (("compiled", "compiled"), ("reference", "reference")):
         games = VectorGames("qwirkle_v0", num_envs=2, seed=0, engine=engine, features=True)

@@ -61,9 +61,9 @@ and once the learner leaves a planned turn, nothing for the rest of it.
 
 The budget is ``simulations`` iterations per decision, or ``time_ms`` milliseconds if given.
 :func:`make_mcts` (what the arena and the CLI use for ``mcts``) applies per-game defaults
-(:data:`ENV_DEFAULTS`), chosen so that a decision costs well under a second of CPU (the
-figures there: process time per searched decision over one game against greedy, on a
-2-core machine shared with other work).
+(each game's :attr:`~tabletop_rl.envs.games.GameSpec.mcts_defaults`), chosen so that a
+decision costs well under a second of CPU (the figures there: process time per searched
+decision over one game against greedy, on a 2-core machine shared with other work).
 With a simulation budget the agent is deterministic given its generator, its observation
 and what it may see.
 """
@@ -80,85 +80,26 @@ import numpy as np
 
 from tabletop_rl.envs.core.simulator import Playout
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import game_spec
 
 from ..stats import win_credits
 from .base import SeededAgent
-from .turns import TURN_MODELS, TurnModel, TurnOption, top_options
+from .turns import TurnModel, TurnOption, top_options, turn_model_class
 
 ROLLOUTS = ("random", "greedy")
 SEARCHES = ("actions", "turns")
 
-ENV_DEFAULTS: dict[str, dict[str, Any]] = {
-    # Sub-action search, 300 simulations, random rollouts cut after two turns and judged by
-    # the margin of provisional points. Against greedy: 0.800 (Wilson 95%: 0.711-0.867)
-    # over 100 games (`tabletop-rl arena --env liniell_v0 --agents mcts greedy --games 100
-    # --seed 2026 --workers 1`); earlier, 52.5 of 80 games with --seed 0, 1, 2 (0.656), and
-    # full random rollouts 21 of 40. The horizon needs final_scores(); without it rollouts
-    # run to the end (32 agent steps a game). Against the heuristic it loses: 0.335
-    # (0.250-0.432) over 100 games (same command, --agents mcts heuristic). About 0.3-0.5 s
-    # of CPU a decision.
-    "liniell_v0": {"rollout_turns": 2, "margin_scale": 3.0},
-    # Whole turns: the 8 best by the heuristic's value, 120 simulations, each playing the
-    # turn and two greedy turns (the opponent's reply and our next), judged by the points
-    # gained. (The sub-action search lost 4 of 4 games to greedy: its fan-out, placements x
-    # cells and 63 exchanges, is far larger than any affordable budget.) Against greedy:
-    # 0.650 (Wilson 95%: 0.582-0.713), 200.2 points a game against 193.6, over 200 games
-    # (`tabletop-rl arena --env qwirkle_v0 --agents mcts greedy --games 200 --seed 2026
-    # --workers 1`; its first 100 games, 0.595, are those of the same command with
-    # --games 100). The heuristic alone beats greedy 0.545 over 1000. About 0.4 s of CPU a
-    # decision (most 0.6 s) then. Since the playouts' greedy turns and the determinisations'
-    # redeal work on the compiled engine's arrays (no reference board built), about 0.1 s:
-    # 0.092 and 0.129 s against 1.007 and 1.021 s before, on one machine (`python
-    # benchmarks/mcts_decision_cpu.py qwirkle_v0 mcts 2`, and 3). The playouts now break
-    # ties between best placements one tile at a time and count the end bonus; on the same
-    # first 100 games (--games 100) mcts wins 0.715 (0.620-0.794) against greedy (0.595
-    # before) and 0.550 (0.452-0.644) against the heuristic (0.625 before, --agents mcts
-    # heuristic): the intervals overlap.
-    "qwirkle_v0": {
-        "search": "turns",
-        "simulations": 120,
-        "candidates": 8,
-        "prior_temperature": 3.0,
-        "c": 1.0,
-        "rollout_turns": 2,
-        "margin_scale": 10.0,
-    },
-    # Whole turns: the 6 best by the heuristic's value (plus 10 per Qwirkle taken), 32
-    # simulations, each playing the turn and the opponent's greedy reply, judged by the
-    # Qwirkles gained. c=3 leans on the heuristic's prior: 17.5 of 20 games against greedy with
-    # --seed 78, where c=1 won 6 of 10 with --seed 77. Against greedy: 0.890 (Wilson 95%:
-    # 0.814-0.937), 8.3 Qwirkles a game against 4.6, over 100 games (`tabletop-rl arena
-    # --env qwirkle_cards_v0 --agents mcts greedy --games 100 --seed 2026 --workers 1`).
-    # Against the heuristic (its prior's source): 0.550 (0.452-0.644) over 100 games (same
-    # command, --agents mcts heuristic). About 0.4-0.6 s of CPU a decision (most 0.8-1.2 s,
-    # late in the game) then. Since the greedy playouts and the heuristic's priors test a
-    # selection's validity with the compiled solver (same turns, same games), about half:
-    # 0.904 and 1.066 s before, 0.460 and 0.528 s after on one machine (`python
-    # benchmarks/mcts_decision_cpu.py qwirkle_cards_v0 mcts 2`, and 3). Since the greedy
-    # turns are searched by a compiled kernel, the root's turns listed with the compiled
-    # solver and the game copied field by field (same turns, same games): 0.058 and 0.097 s
-    # against 0.240 and 0.286 s before, on one machine (the same commands).
-    "qwirkle_cards_v0": {
-        "search": "turns",
-        "simulations": 32,
-        "candidates": 6,
-        "prior_temperature": 0.5,
-        "c": 3.0,
-        "rollout_turns": 1,
-        "margin_scale": 1.0,
-    },
-}
-"""Default options per environment (what ``mcts`` means in the arena and CLI); options given
-explicitly (``mcts:simulations=50``) override them."""
-
 
 def make_mcts(rng: np.random.Generator, env_name: str, **options: Any) -> MCTSAgent:
-    """An :class:`MCTSAgent` with the defaults of ``env_name`` (:data:`ENV_DEFAULTS`).
+    """An :class:`MCTSAgent` with the defaults of ``env_name``'s game (its
+    :attr:`~tabletop_rl.envs.games.GameSpec.mcts_defaults`, where the figures behind them are
+    given).
 
     >>> make_mcts(np.random.default_rng(0), "qwirkle_v0", simulations=20).rollout_turns
     2
     """
-    return MCTSAgent(rng, env_name=env_name, **{**ENV_DEFAULTS.get(env_name, {}), **options})
+    defaults = game_spec(env_name).mcts_defaults
+    return MCTSAgent(rng, env_name=env_name, **{**defaults, **options})
 
 
 class _Node:
@@ -265,11 +206,8 @@ class MCTSAgent(SeededAgent):
             raise ConfigError(f"rollout={rollout!r} is not supported; allowed: {ROLLOUTS}")
         if search not in SEARCHES:
             raise ConfigError(f"search={search!r} is not supported; allowed: {SEARCHES}")
-        if search == "turns" and env_name is not None and env_name not in TURN_MODELS:
-            raise ConfigError(
-                f"search='turns' needs a whole-turn model; {env_name} has none "
-                f"(available: {', '.join(sorted(TURN_MODELS))}); use search='actions'"
-            )
+        if search == "turns" and env_name is not None:
+            turn_model_class(env_name)  # a clear error now if the game has none
         if candidates is not None and candidates < 1:
             raise ConfigError(f"candidates must be at least 1 (or None for all), got {candidates}")
         if prior_temperature <= 0:
@@ -403,12 +341,7 @@ class MCTSAgent(SeededAgent):
     def _model(self, simulator: Any) -> TurnModel:
         name = self.env_name or simulator.env_name or simulator.info.name
         if name not in self._models:
-            if name not in TURN_MODELS:
-                raise ConfigError(
-                    f"search='turns' needs a whole-turn model; {name} has none (available: "
-                    f"{', '.join(sorted(TURN_MODELS))}); use search='actions'"
-                )
-            self._models[name] = TURN_MODELS[name]()
+            self._models[name] = turn_model_class(name)()
         return self._models[name]
 
     def _act_turns(self, mask: np.ndarray, simulator: Any) -> int:
@@ -631,4 +564,4 @@ def _judge_unfinished(
     return out
 
 
-__all__ = ["ENV_DEFAULTS", "MCTSAgent", "make_mcts"]
+__all__ = ["MCTSAgent", "make_mcts"]

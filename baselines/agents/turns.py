@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.games import GAMES, GAMES_BY_NAME, resolve
 from tabletop_rl.envs.qwirkle.actions import Exchange, Pass
 from tabletop_rl.envs.qwirkle.best_turns import greedy_action
 from tabletop_rl.envs.qwirkle.compiled import CompiledQwirkleState
@@ -61,6 +63,7 @@ from tabletop_rl.envs.qwirkle_cards.compiled_solver import is_valid_counts
 from tabletop_rl.envs.qwirkle_cards.turns import Turn
 from tabletop_rl.envs.qwirkle_cards_v0 import QwirkleCardsView
 from tabletop_rl.envs.qwirkle_v0 import QwirkleView
+from tabletop_rl.envs.registry import game_spec
 
 from .qwirkle import QwirkleGreedyAgent
 from .qwirkle_cards import best_turn
@@ -242,19 +245,30 @@ class QwirkleCardsTurnModel:
         return cards_ways_on(view, option.key, mask)
 
 
-TURN_MODELS: dict[str, type] = {
-    "qwirkle_v0": QwirkleTurnModel,
-    "qwirkle_cards_v0": QwirkleCardsTurnModel,
-}
-"""The environments whose turns :mod:`.mcts` can search whole, by name."""
+def turn_model_class(env_name: str) -> type[TurnModel]:
+    """The whole-turn model of ``env_name``'s game (a registry name, ``"module:factory"`` or
+    a game's ``info.name``: its :attr:`~tabletop_rl.envs.games.GameSpec.turn_model`), or a
+    ConfigError naming the games that have one.
+
+    >>> turn_model_class("qwirkle_v0").__name__
+    'QwirkleTurnModel'
+    """
+    spec = GAMES_BY_NAME.get(env_name) or (game_spec(env_name) if ":" in env_name else None)
+    if spec is None or spec.turn_model is None:
+        having = sorted(game.name for game in GAMES if game.turn_model is not None)
+        raise ConfigError(
+            f"search='turns' needs a whole-turn model; {env_name} has none "
+            f"(available: {', '.join(having)}); use search='actions'"
+        )
+    return resolve(spec.turn_model, "turn model")
 
 
 __all__ = [
-    "TURN_MODELS",
     "QwirkleCardsTurnModel",
     "QwirkleTurnModel",
     "TurnModel",
     "TurnOption",
     "card_turn_actions",
     "top_options",
+    "turn_model_class",
 ]

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from tabletop_rl.envs.core.files import atomic_write_bytes, atomic_write_text
 
-from ..env_factory import make_env
 from .agent_specs import available_agents, game_name, parse_agent_spec, resolve_agent
 from .games import final_scores, play_game, read_records
 from .schedule import ArenaConfig, GameTask, schedule, seat_orders, tables
@@ -67,7 +66,6 @@ __all__ = [
     "final_scores",
     "format_table",
     "game_name",
-    "make_env",
     "parse_agent_spec",
     "play_game",
     "ratings_plot",

@@ -27,8 +27,8 @@ import numpy as np
 from tabletop_rl.envs.core.batch_policy import BatchPolicy, batch_form
 from tabletop_rl.envs.core.keywords import check_keywords
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import game_name
 
-from ..env_factory import game_name
 from ..workers import use_worker_threads
 
 VALUE_SPEC = "value:FIELD=WEIGHT,..."
@@ -91,7 +91,7 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     training run folder.
     """
     name, kwargs = parse_agent_spec(spec)
-    env_name = game_name(env_name)
+    game = game_name(env_name)
     if name == "mcts":
         from ..agents.mcts import MCTSAgent, make_mcts
 
@@ -102,9 +102,9 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
     if name == "value":
         from ..agents.feature_value import make_value_agent
 
-        return make_value_agent(rng, env_name, **kwargs)
+        return make_value_agent(rng, game, **kwargs)
     if name == "ppo":
-        return _load_ppo(kwargs["path"], env_name, rng)
+        return _load_ppo(kwargs["path"], game, rng)
     if name == "rllib":
         from ..rllib import RLlibAgent
 
@@ -121,7 +121,7 @@ def resolve_agent(spec: str, env_name: str, rng: np.random.Generator) -> Any:
 
     if name not in agent_names_for(env_name):
         raise ConfigError(
-            f"no agent {name!r} for {env_name}; available: " + ", ".join(available_agents(env_name))
+            f"no agent {name!r} for {game}; available: " + ", ".join(available_agents(env_name))
         )
     cls = agent_class(name, env_name)
     check_keywords(cls, kwargs, f"{spec!r}: {name}", skip=("rng",), noun="option")
@@ -165,7 +165,7 @@ def agent_names_for(env_name: str) -> list[str]:
     """The scripted agents of ``env_name`` (a ``module:factory`` name: of its game)."""
     from ..agents import agent_names
 
-    return agent_names(game_name(env_name))
+    return agent_names(env_name)
 
 
 def observation_kwargs(specs: Sequence[str], env_name: str) -> dict[str, Any]:

@@ -18,8 +18,8 @@ import numpy as np
 
 from tabletop_rl.envs.core.simulator import select_action
 from tabletop_rl.envs.errors import IllegalActionError
+from tabletop_rl.envs.registry import make
 
-from ..env_factory import make_env
 from .agent_specs import resolve_agent
 from .schedule import GameTask
 
@@ -62,7 +62,7 @@ def play_game(
 ) -> dict[str, Any]:
     """Play one game and return its record (a saved game, see :mod:`.replay`)."""
     if env is None:
-        env = make_env(env_name, num_players=len(seats), **env_kwargs)
+        env = make(env_name, raw=True, num_players=len(seats), **env_kwargs)
     started = time.perf_counter()
     env.reset(seed=int(seed))
     agents = [
@@ -117,7 +117,7 @@ def play_task(env_name: str, env_kwargs: dict[str, Any], task: GameTask) -> dict
     """Play a scheduled game (reusing this process's environment) and return its record."""
     key = json.dumps([env_name, len(task.seats), env_kwargs], sort_keys=True)
     if key not in _ENV_CACHE:
-        _ENV_CACHE[key] = make_env(env_name, num_players=len(task.seats), **env_kwargs)
+        _ENV_CACHE[key] = make(env_name, raw=True, num_players=len(task.seats), **env_kwargs)
     try:
         record = play_game(
             env_name, env_kwargs, task.seats, task.seed, task.agent_seeds, _ENV_CACHE[key]

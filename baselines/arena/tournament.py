@@ -28,8 +28,8 @@ from typing import Any
 
 from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import make
 
-from ..env_factory import make_env
 from ..workers import init_worker, worker_context, worker_lost
 from .agent_specs import check_agent_specs
 from .games import play_task, read_records
@@ -55,7 +55,7 @@ class ArenaRun:
 def check_run(config: ArenaConfig) -> None:
     """Build the environment and every agent once: a mistake in the environment's arguments
     or in an agent spec is a ConfigError before anything is written or any worker starts."""
-    make_env(config.env, num_players=config.players, **config.env_kwargs)
+    make(config.env, raw=True, num_players=config.players, **config.env_kwargs)
     check_agent_specs(config.agents, config.env)
 
 

@@ -21,8 +21,8 @@ import torch
 from torch import nn
 
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import game_name, make
 
-from ..env_factory import game_name, make_env
 from .checkpoint import load_checkpoint, network_from_checkpoint
 from .config import PPOConfig, config_from_dict
 from .distributions import MaskedCategorical
@@ -83,7 +83,7 @@ def load_ppo_agent(
     """The policy of the checkpoint at ``path`` (run directory or file) for ``env_name``."""
     cfg, net = network_from_checkpoint(load_checkpoint(path), f"checkpoint {path!r}")
     _check_game(cfg, path, env_name)
-    size = make_env(cfg.env, **cfg.env_kwargs).layout.size
+    size = make(cfg.env, raw=True, **cfg.env_kwargs).layout.size
     return PPOAgent(
         net, rng, greedy=greedy, name=f"ppo:{path}", obs_size=size, env_kwargs=_needs(cfg)
     )

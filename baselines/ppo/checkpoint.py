@@ -35,8 +35,8 @@ from torch import nn
 from tabletop_rl.envs.core.aec import TabletopAECEnv
 from tabletop_rl.envs.core.files import atomic_write
 from tabletop_rl.envs.errors import ConfigError, ObservationVersionError
+from tabletop_rl.envs.registry import make
 
-from ..env_factory import make_env
 from .config import PPOConfig, config_from_dict
 from .networks import build_network
 
@@ -120,7 +120,7 @@ def make_network(cfg: PPOConfig, env: TabletopAECEnv | None = None) -> nn.Module
     """The network a config describes, for its environment (``env``, if already built from
     the config), initialised from its seed."""
     if env is None:
-        env = make_env(cfg.env, **cfg.env_kwargs)
+        env = make(cfg.env, raw=True, **cfg.env_kwargs)
     return build_network(
         cfg.network,
         env.layout,
@@ -155,7 +155,7 @@ env_kwargs {} observes version 'tictactoe/obs1/...' now: the observation changed
 the environment's version history); retrain it, or load it with the release that wrote it
     """
     if env is None:
-        env = make_env(cfg.env, **cfg.env_kwargs)
+        env = make(cfg.env, raw=True, **cfg.env_kwargs)
     current = env.observation_version
     saved = state.get(VERSION_KEY)
     if saved == current:
@@ -181,7 +181,7 @@ def network_from_checkpoint(
     another observation version than its environment has now, a ConfigError when the
     network its config builds today does not take its weights."""
     cfg = config_from_dict(state["config"])
-    env = make_env(cfg.env, **cfg.env_kwargs)
+    env = make(cfg.env, raw=True, **cfg.env_kwargs)
     check_observation_version(state, cfg, source, env)
     net = make_network(cfg, env)
     try:

@@ -43,10 +43,10 @@ import numpy as np
 from tabletop_rl.envs.core.model import Ending, GameModel
 from tabletop_rl.envs.core.simulator import agent_view
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import make
 
 from ..agents.base import best_choices
 from ..arena.agent_specs import resolve_agent
-from ..env_factory import make_env
 from ..workers import init_worker, worker_context, worker_lost
 
 TOY_ENV = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
@@ -116,7 +116,7 @@ class GameSlot:
 
     def __init__(self, env: str, env_kwargs: dict[str, Any]) -> None:
         self.env_name = env
-        raw = make_env(env, **env_kwargs)
+        raw = make(env, raw=True, **env_kwargs)
         self.model: GameModel = raw.model
         self.reward_mode: str = raw.reward_mode
         self.n = self.model.num_players
@@ -284,7 +284,7 @@ class VecGames:
         self, env: str, env_kwargs: dict[str, Any], num_slots: int, num_workers: int
     ) -> None:
         self.num_slots = num_slots
-        probe = make_env(env, **env_kwargs)
+        probe = make(env, raw=True, **env_kwargs)
         self.num_players = probe.num_players
         self.num_actions = probe.info.num_actions
         self._local: list[GameSlot] = []

@@ -30,9 +30,9 @@ from torch import nn
 
 from tabletop_rl.envs.core.symmetry import Symmetries
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import make
 from tabletop_rl.envs.vector import VectorGames
 
-from ..env_factory import make_env
 from ..stats import win_credits
 from .config import PPOConfig
 from .distributions import MaskedCategorical
@@ -197,7 +197,7 @@ class SelfPlayCollector:
         self.slots = [_SlotState() for _ in range(games)]
         self.symmetries: Symmetries | None = None
         if cfg.symmetry_augmentation:
-            self.symmetries = make_env(cfg.env, **cfg.env_kwargs).symmetries()
+            self.symmetries = make(cfg.env, raw=True, **cfg.env_kwargs).symmetries()
             if self.symmetries is None:
                 raise ConfigError(
                     f"symmetry_augmentation: {cfg.env!r} declares no symmetries "

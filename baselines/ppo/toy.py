@@ -3,7 +3,8 @@
 Not one of the suite's games: a known, solved game with a board plane and board-indexed
 actions, small enough that a trainer bug shows within seconds (a working PPO beats a random
 player in nearly every game after a short run). Select it in a config with
-``env: "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"``.
+``env: "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"``. Its :data:`GAME_SPEC` names its
+scripted agent, ``tactics`` (:func:`tabletop_rl.envs.registry.game_spec`).
 
 >>> env = TicTacToeEnv()
 >>> env.reset(seed=0)
@@ -32,6 +33,7 @@ from tabletop_rl.envs.core.model import (
 )
 from tabletop_rl.envs.core.observation import Field, ObservationLayout
 from tabletop_rl.envs.core.symmetry import Symmetries, dihedral_symmetries
+from tabletop_rl.envs.games import GameSpec
 
 _LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]
@@ -131,3 +133,12 @@ class TicTacToeEnv(TabletopAECEnv):
         self, num_players: int = 2, render_mode: str | None = None, reward: str = "win"
     ) -> None:
         super().__init__(TicTacToeModel(num_players), render_mode=render_mode, reward=reward)
+
+
+GAME_SPEC = GameSpec(
+    name=INFO.name,
+    env=f"{__name__}:TicTacToeEnv",
+    model=f"{__name__}:TicTacToeModel",
+    agents={"tactics": "tabletop_rl.baselines.agents.tictactoe:TicTacToeTacticsAgent"},
+)
+"""The game's description: its scripted agent (the other entries are the defaults)."""

@@ -64,10 +64,10 @@ import torch
 import yaml
 
 from tabletop_rl.envs.errors import ConfigError
+from tabletop_rl.envs.registry import make
 
 from ..agents import agent_names
 from ..arena.agent_specs import check_agent_specs, observation_kwargs, parse_agent_spec
-from ..env_factory import make_env
 from .batched import BatchedCollector, is_batched_state, slot_path_reason
 from .checkpoint import (
     CHECKPOINT_NAME,
@@ -272,7 +272,7 @@ def _train(
     save_config(cfg, run_dir / "config.yaml")
 
     torch.set_num_threads(cfg.torch_threads)
-    env = make_env(cfg.env, **cfg.env_kwargs)
+    env = make(cfg.env, raw=True, **cfg.env_kwargs)
     version = env.observation_version
     net = make_network(cfg, env)
     if cfg.init_from and state is None:

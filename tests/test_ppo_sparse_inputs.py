@@ -7,12 +7,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo.networks import (  # noqa: E402
     SparseRows,
     TrainingInputs,
     build_network,
 )
+from tabletop_rl.envs.registry import make  # noqa: E402
 from tabletop_rl.envs.vector import VectorGames  # noqa: E402
 
 
@@ -30,7 +30,7 @@ def _observations(env: str, count: int, **kwargs: object) -> torch.Tensor:
 
 
 def _mlp(env: str, action_features: bool = False, **kwargs: object) -> torch.nn.Module:
-    game = make_env(env, **kwargs)
+    game = make(env, raw=True, **kwargs)
     layout, actions = game.layout, game.action_layout()
     net = build_network(
         "mlp",

@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from tabletop_rl.envs.core.files import atomic_write_text
 from tabletop_rl.envs.errors import ConfigError
 
 
@@ -450,8 +451,8 @@ def apply_overrides(cfg: PPOConfig, args: list[str]) -> PPOConfig:
 
 
 def save_config(cfg: PPOConfig, path: str | Path) -> None:
-    """Write the resolved config as YAML (loadable with :func:`load_config`)."""
-    Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
+    """Write the resolved config as YAML (loadable with :func:`load_config`), atomically."""
+    atomic_write_text(Path(path), yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
 
 
 def help_text(cfg: PPOConfig | None = None, source: str = "the config") -> str:

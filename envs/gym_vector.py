@@ -470,9 +470,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return observation, rewards, terminated, truncated, info
 
     def close_extras(self, **kwargs: Any) -> None:
-        close = getattr(self.games._batch, "close", None)
-        if callable(close):
-            close()
+        self.games.close()
 
 
 def _grouped(

@@ -267,7 +267,7 @@ class VectorGames:
 
     @property
     def plays_random_opponents(self) -> bool:
-        """Whether :meth:`step_versus_random` runs compiled here (Liniell's compiled core)."""
+        """Whether :meth:`step_versus_random` runs compiled here (the compiled cores)."""
         return hasattr(self._batch, "step_versus_random")
 
     def step_versus_random(
@@ -309,6 +309,13 @@ class VectorGames:
         ):
             raise ConfigError("restart needs one numpy.random.Generator per slot")
         self._batch.restart(slots, generators)
+
+    def close(self) -> None:
+        """Stop the backend's worker threads, if it has any (``threads`` > 1); the games
+        must not be stepped afterwards."""
+        close = getattr(self._batch, "close", None)
+        if callable(close):
+            close()
 
     def state(self, i: int) -> Any:
         """A copy of game ``i``'s state as the game model's (:attr:`model`) state."""

@@ -258,9 +258,7 @@ class SelfPlayBatch:
 
     def close(self) -> None:
         """Stop the batch's worker threads, if any."""
-        close = getattr(self.games._batch, "close", None)
-        if callable(close):
-            close()
+        self.games.close()
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game afresh; returns every slot's observation and mask."""

@@ -325,6 +325,12 @@ class VectorGames:
         """Seat ``seat``'s observation of game ``i`` (a new array, the environment's layout)."""
         return self.model.observe(self._batch.state(i), seat)
 
+    @property
+    def observes_in_place(self) -> bool:
+        """Whether :meth:`observe_all` with ``fresh`` updates ``out`` from what the previous
+        call wrote there (Liniell's compiled core), rather than writing every row whole."""
+        return bool(getattr(self._batch, "observe_all_updates", False))
+
     def observe_all(
         self, out: np.ndarray, rows: np.ndarray | None = None, fresh: np.ndarray | None = None
     ) -> None:

@@ -112,6 +112,15 @@ def test_batched_equals_sync_step_for_step(
         assert ended > illegal
 
 
+@pytest.mark.parametrize("env_name", sorted(IDS))
+def test_random_opponents_play_inside_the_compiled_step(env_name: str) -> None:
+    """Every compiled core plays random opponents inside its own step (the fast path the
+    equality tests above replay), with no Python round per opponent move."""
+    envs = gymnasium.make_vec(IDS[env_name], num_envs=2, opponent="random", num_players=3)
+    assert envs.games.plays_random_opponents and envs._compiled_opponents
+    envs.close()
+
+
 def test_qwirkle_games_end_the_same() -> None:
     """Whole Qwirkle games: the end of a game (final observation, win reward) agrees."""
     sync, batched = both("qwirkle_v0", 2, SAME, learner_seat=1)

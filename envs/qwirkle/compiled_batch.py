@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from ..core.batch import BatchBuffers, check_active, check_batch_options
-from ..core.compiled_random import integers
+from ..core.compiled_random import choose_legal
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -240,21 +240,6 @@ def _step_games(
             _finish(i, meta[i], obs[i], final_obs[i], scores[i])
 
 
-@njit(cache=True)
-def _pick_random(mask: np.ndarray, bitgen: int) -> int:
-    """``Generator.choice(np.flatnonzero(mask))`` drawn from the bit generator at
-    ``bitgen`` (:func:`~tabletop_rl.envs.core.compiled_random.integers`)."""
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a] != 0
-    left = integers(bitgen, np.uint64(count))
-    for a in range(mask.shape[0]):
-        left -= mask[a] != 0
-        if left < 0:
-            return a
-    return 0
-
-
 @njit(cache=True, nogil=True)
 def _step_games_versus_random(
     grid: np.ndarray,
@@ -295,7 +280,7 @@ def _step_games_versus_random(
         fresh[i] = False
         while not (over or cut) and m[K.CUR] != seat:
             mover = m[K.CUR]
-            action = _pick_random(row, bitgens[i, mover - (mover > seat)])
+            action = choose_legal(bitgens[i, mover - (mover > seat)], row)
             over, cut = _step_one(
                 i, g, f, m, action, uniforms[i], o, row, step_rewards, win_rewards, False,
                 feature_at, False,

@@ -186,6 +186,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     docstring): the learner plays ``learner_seat`` of each, ``opponents`` (one batch policy
     per other seat, in seat order around the learner) play the others.
 
+    ``copy`` (as for Gymnasium's vector envs): True (default), the observations returned
+    by :meth:`reset` and :meth:`step` are new arrays; False, they are the batch's own
+    buffer, the same array every time, rewritten in place by the next :meth:`step` or
+    :meth:`reset`: read or copy it before stepping again (it saves copying ``(N, obs)``
+    floats a step: 5.5 MB for 64 Qwirkle games). ``info["action_mask"]``, ``final_obs``
+    and the other infos are new arrays either way.
+
     Keyword arguments other than those named go to the game's constructor (``reward``,
     ``features``, ...), as for the single-agent wrapper.
     """
@@ -200,8 +207,11 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         illegal_action: str = "terminate",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         threads: int = 1,
+        copy: bool = True,
         **env_kwargs: Any,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise ConfigError(f"copy={copy!r} is not allowed; allowed: True or False")
         if illegal_action not in ("terminate", "raise"):
             raise ConfigError(
                 f"illegal_action={illegal_action!r} is not supported; allowed: 'terminate', 'raise'"
@@ -249,6 +259,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs = n
         self.num_players = players
         self.illegal_action = illegal_action
+        self.copy = copy
         self.opponents = bound
         self.single_observation_space = self.games.single_observation_space
         self.single_action_space = gymnasium.spaces.Discrete(self.games.num_actions)
@@ -367,10 +378,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return rewards
 
     def _observations(self) -> np.ndarray:
-        """Every sub-environment's learner observation, a new array: the batch's rows (a
-        game waits at its learner's turn, or shows its end), the learner's view patched in
-        where an ended game shows another seat."""
-        observation = self.games._result.observation.copy()
+        """Every sub-environment's learner observation: the batch's rows (a game waits at
+        its learner's turn, or shows its end), the learner's view patched in where an ended
+        game shows another seat. A new array with ``copy``; else the batch's own buffer,
+        patched in place (an ended game's row is written whole when its next game starts)."""
+        observation = self.games._result.observation
+        if self.copy:
+            observation = observation.copy()
         for i, final in self._final.items():
             observation[i] = final
         return observation
@@ -461,7 +475,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             # and final_info, and the sub-environment is reset at once
             final_obs = np.full(n, None, dtype=object)
             for i in np.flatnonzero(ended).tolist():
-                final_obs[i] = observation[i]
+                final_obs[i] = observation[i].copy()  # the reset below rewrites the row
             final_info = _grouped({k: v for k, v in info.items() if k[0] != "_"}, ended, info)
             slots = np.flatnonzero(ended)
             self._deal(slots, [None] * slots.size)
@@ -588,6 +602,7 @@ def make_vector_env(
     illegal_action: str = "terminate",
     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     threads: int = 1,
+    copy: bool = True,
     **env_kwargs: Any,
 ) -> gymnasium.vector.VectorEnv:
     """The vector entry point of the Gymnasium ids (``gymnasium.make_vec``): the batched
@@ -596,7 +611,9 @@ def make_vector_env(
 
     ``opponent`` is one opponent for every other seat or one per other seat: ``"random"``,
     an agent spec (resolved as the single-agent wrapper resolves it), an agent object, a
-    batch policy or a callable.
+    batch policy or a callable. ``copy=False``: the observations returned are the vector
+    env's own buffer, rewritten by the next step (:class:`SingleAgentVectorEnv`; the sync
+    vector env's ``copy`` alike).
     """
     from .registry import _opponent_agents, make, make_single_agent
 
@@ -631,6 +648,7 @@ def make_vector_env(
             illegal_action=illegal_action,
             autoreset_mode=mode,
             threads=threads,
+            copy=copy,
             **env_kwargs,
         )
     gymnasium.logger.warn(
@@ -648,7 +666,7 @@ def make_vector_env(
             **env_kwargs,
         )
 
-    return gymnasium.vector.SyncVectorEnv([single] * num_envs, autoreset_mode=mode)
+    return gymnasium.vector.SyncVectorEnv([single] * num_envs, autoreset_mode=mode, copy=copy)
 
 
 __all__ = [

@@ -9,6 +9,10 @@ medians is the figure to keep on a shared machine::
 
     python benchmarks/bench_gym_vector.py                      # all three games, 64 envs
     python benchmarks/bench_gym_vector.py --games liniell_v0 --num-envs 64 --rounds 3
+    python benchmarks/bench_gym_vector.py --no-copy   # both paths with copy=False
+
+``--no-copy`` makes both paths return their own observation buffer rather than a new array
+each step (``copy=False``: the batched env's keyword, the sync env's ``vector_kwargs``).
 
 ``--self-play`` times SB3's ``SelfPlayVecEnv`` (``pip install -e ".[sb3]"``) instead: on its
 compiled engine (:class:`tabletop_rl.envs.core.self_play.SelfPlayBatch`) against the
@@ -78,12 +82,15 @@ def self_play_rate(
 def bench_single_agent(name: str, args: argparse.Namespace) -> tuple[float, float]:
     paths = {}
     for mode in ("vector_entry_point", "sync"):
+        copy = {"copy": False} if args.no_copy else {}
         paths[mode] = gymnasium.make_vec(
             IDS[name],
             num_envs=args.num_envs,
             vectorization_mode=mode,
+            vector_kwargs=copy if mode == "sync" else None,
             opponent="random",
             num_players=args.players,
+            **(copy if mode != "sync" else {}),
         )
     rates: dict[str, list[float]] = {mode: [] for mode in paths}
     for r in range(args.rounds):
@@ -139,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--self-play", action="store_true")
+    parser.add_argument(
+        "--no-copy", action="store_true", help="copy=False on both single-agent paths"
+    )
     args = parser.parse_args(argv)
     if args.self_play:
         print(
@@ -151,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:18} {fast:10,.0f} {slow:11,.0f} {fast / slow:6.1f}x")
         return 0
     print(
-        f"{args.num_envs} envs, {args.players} players, random learner vs random opponent: "
-        "learner steps per second (median of rounds)"
+        f"{args.num_envs} envs, {args.players} players, random learner vs random opponent"
+        f"{', copy=False' if args.no_copy else ''}: learner steps per second (median of rounds)"
     )
     print(f"{'game':18} {'vector_entry_point':>18} {'sync':>8} {'ratio':>7}")
     for name in args.games:

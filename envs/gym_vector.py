@@ -19,8 +19,12 @@ builds one :class:`SingleAgentVectorEnv`: the N games live in one
 and Qwirkle Cards), a step plays the learners' N moves with one compiled call, then the
 opponents' moves, each round of them one compiled call for every game where an opponent is
 to move and one call of the opponent's batch form (:mod:`.core.batch_policy`) for all of
-them; Liniell's compiled core plays ``random`` opponents inside the learners' call itself.
-Python work per step does not grow with the games' count, beyond a few array operations.
+them; the compiled cores of all three games play ``random`` opponents inside the learners'
+call itself (each opponent's move gets its mask, not its observation: the learner's view is
+written once, for the position it meets). Python work per step does not grow with the
+games' count, beyond a few array operations. With ``copy=False`` (as Gymnasium's vector
+envs' ``copy``) the observation returned is the batch's own buffer, rewritten in place by
+the next step, rather than a new array (for 64 Qwirkle games, 5.5 MB not copied a step).
 
 **The one-by-one path** (``vectorization_mode="sync"`` or ``"async"``) builds Gymnasium's
 ``SyncVectorEnv`` / ``AsyncVectorEnv`` of N :class:`~tabletop_rl.envs.core.SingleAgentEnv`:
@@ -28,22 +32,26 @@ one Python environment object per game, each stepping its game and its opponents
 It takes every opponent the arena knows (``heuristic``, ``mcts:...``, ``ppo:PATH``) and the
 game's rendering.
 
-What each costs, measured with ``python benchmarks/bench_gym_vector.py`` (64 games, a random
-learner against the ``random`` opponent, two players; learner steps per second, both paths
-alternated in the same run on a shared, loaded 2-core machine, so the ratio is the figure to
-keep)::
+What each costs, measured with ``python benchmarks/bench_gym_vector.py --rounds 3 --seconds
+3`` (64 games, a random learner against the ``random`` opponent, two players; learner steps
+per second, both paths alternated in the same run on a shared 2-core machine, load 3 to 5,
+so the ratio is the figure to keep; ``--no-copy``: both paths with ``copy=False``)::
 
-    game              batched   one by one   ratio
-    liniell_v0        110,001       15,245    7.2x
-    qwirkle_v0         15,520        4,534    3.4x
-    qwirkle_cards_v0   21,676        8,606    2.5x
+    game              batched   one by one   ratio   ratio, copy=False
+    liniell_v0        103,637       14,327    7.2x    8.1x
+    qwirkle_v0         24,086        5,566    4.3x    5.5x
+    qwirkle_cards_v0   29,170        6,278    4.6x    4.5x
 
 The batched path gains most where the game's compiled step is cheap next to Python's
-bookkeeping (Liniell). Where the compiled step itself is most of the one-by-one path's cost
-(Qwirkle's move generation and 21,424-entry observation, Qwirkle Cards' turn search), batching
-saves the bookkeeping only. In the batched Liniell step about a third of the time is the
-compiled game step (the learner's move, the opponent's, the observation); the rest is the
-returned arrays' copies, array bookkeeping and setting up each new game's generators.
+bookkeeping (Liniell). Where the compiled step itself is most of the one-by-one path's cost,
+batching saves the bookkeeping only: with ``copy=False`` the compiled step (the learner's
+move, the random opponents' moves with their legal-move generation, the observation) is
+about 60% of a batched Qwirkle step (Qwirkle's move generation for every tile laid) and of a
+batched Qwirkle Cards step (its turn search for every move), dealing new games in Python
+another 13% in Qwirkle Cards; the benchmark's own learner (a random pick over Qwirkle's 9,200
+actions) adds another 40% to a Qwirkle step. In the batched Liniell step a third is the
+compiled step; the rest is the returned arrays' copies, array bookkeeping and
+setting up each new game's generators.
 
 Self-play (:class:`SelfPlayVectorEnv`, and SB3's ``SelfPlayVecEnv``, every seat of every
 game one sub-environment) runs on the same batch; ``python benchmarks/bench_gym_vector.py
@@ -51,12 +59,16 @@ game one sub-environment) runs on the same batch; ``python benchmarks/bench_gym_
 its game-by-game engine of before, same machine and run)::
 
     game              batched   one by one   ratio
-    liniell_v0         82,549       22,941    3.6x
-    qwirkle_cards_v0   42,219       11,259    3.7x
-    qwirkle_v0         14,658        8,890    1.6x
+    liniell_v0        102,826       24,974    4.1x
+    qwirkle_cards_v0   29,610        9,341    3.2x
+    qwirkle_v0         22,114        9,899    2.2x
 
-A self-play step observes every seat of every game (Liniell updates each seat's view in
-place; Qwirkle rewrites its large observation whole for each seat, most of its cost).
+A self-play step observes every seat of every game, and SB3 reads every seat's view (a
+waiting seat's trains the value function): Liniell updates each seat's view in place, Qwirkle
+and Qwirkle Cards write each seat's view whole, straight into the returned array. For
+Qwirkle, writing 64 views of 21,424 floats (5.5 MB) is the largest part of the step, and the
+benchmark's learner (a random pick over 9,200 actions per slot) costs as much as the
+compiled step and the observations together.
 
 **RLlib** (ray 2.60): its single-agent env runner builds its environments with
 ``gymnasium.make_vec``, so ``config.environment("tabletop_rl/Liniell-v0",
@@ -186,6 +198,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     docstring): the learner plays ``learner_seat`` of each, ``opponents`` (one batch policy
     per other seat, in seat order around the learner) play the others.
 
+    ``copy`` (as for Gymnasium's vector envs): True (default), the observations returned
+    by :meth:`reset` and :meth:`step` are new arrays; False, they are the batch's own
+    buffer, the same array every time, rewritten in place by the next :meth:`step` or
+    :meth:`reset`: read or copy it before stepping again (it saves copying ``(N, obs)``
+    floats a step: 5.5 MB for 64 Qwirkle games). ``info["action_mask"]``, ``final_obs``
+    and the other infos are new arrays either way.
+
     Keyword arguments other than those named go to the game's constructor (``reward``,
     ``features``, ...), as for the single-agent wrapper.
     """
@@ -200,8 +219,11 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         illegal_action: str = "terminate",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         threads: int = 1,
+        copy: bool = True,
         **env_kwargs: Any,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise ConfigError(f"copy={copy!r} is not allowed; allowed: True or False")
         if illegal_action not in ("terminate", "raise"):
             raise ConfigError(
                 f"illegal_action={illegal_action!r} is not supported; allowed: 'terminate', 'raise'"
@@ -249,6 +271,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs = n
         self.num_players = players
         self.illegal_action = illegal_action
+        self.copy = copy
         self.opponents = bound
         self.single_observation_space = self.games.single_observation_space
         self.single_action_space = gymnasium.spaces.Discrete(self.games.num_actions)
@@ -354,7 +377,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             self.games.step(picks, waiting)
             mine = movers[moving[movers]]
             rewards[mine] += out.rewards[mine, seats[mine]]
-        np.copyto(self._masks, out.action_mask, where=rows[:, None])
+        if rows.all():  # a plain copy: ten times faster than copyto(where=) on big masks
+            np.copyto(self._masks, out.action_mask)
+        else:
+            self._masks[rows] = out.action_mask[rows]
         over = rows & (out.terminated | out.truncated)
         for i in np.flatnonzero(over & (out.current_player != seats)).tolist():
             # the batch shows the seat to act; the learner's last view is observed for it
@@ -364,10 +390,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return rewards
 
     def _observations(self) -> np.ndarray:
-        """Every sub-environment's learner observation, a new array: the batch's rows (a
-        game waits at its learner's turn, or shows its end), the learner's view patched in
-        where an ended game shows another seat."""
-        observation = self.games._result.observation.copy()
+        """Every sub-environment's learner observation: the batch's rows (a game waits at
+        its learner's turn, or shows its end), the learner's view patched in where an ended
+        game shows another seat. A new array with ``copy``; else the batch's own buffer,
+        patched in place (an ended game's row is written whole when its next game starts)."""
+        observation = self.games._result.observation
+        if self.copy:
+            observation = observation.copy()
         for i, final in self._final.items():
             observation[i] = final
         return observation
@@ -458,7 +487,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             # and final_info, and the sub-environment is reset at once
             final_obs = np.full(n, None, dtype=object)
             for i in np.flatnonzero(ended).tolist():
-                final_obs[i] = observation[i]
+                final_obs[i] = observation[i].copy()  # the reset below rewrites the row
             final_info = _grouped({k: v for k, v in info.items() if k[0] != "_"}, ended, info)
             slots = np.flatnonzero(ended)
             self._deal(slots, [None] * slots.size)
@@ -470,9 +499,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return observation, rewards, terminated, truncated, info
 
     def close_extras(self, **kwargs: Any) -> None:
-        close = getattr(self.games._batch, "close", None)
-        if callable(close):
-            close()
+        self.games.close()
 
 
 def _grouped(
@@ -587,6 +614,7 @@ def make_vector_env(
     illegal_action: str = "terminate",
     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     threads: int = 1,
+    copy: bool = True,
     **env_kwargs: Any,
 ) -> gymnasium.vector.VectorEnv:
     """The vector entry point of the Gymnasium ids (``gymnasium.make_vec``): the batched
@@ -595,7 +623,9 @@ def make_vector_env(
 
     ``opponent`` is one opponent for every other seat or one per other seat: ``"random"``,
     an agent spec (resolved as the single-agent wrapper resolves it), an agent object, a
-    batch policy or a callable.
+    batch policy or a callable. ``copy=False``: the observations returned are the vector
+    env's own buffer, rewritten by the next step (:class:`SingleAgentVectorEnv`; the sync
+    vector env's ``copy`` alike).
     """
     from .registry import _opponent_agents, make, make_single_agent
 
@@ -630,6 +660,7 @@ def make_vector_env(
             illegal_action=illegal_action,
             autoreset_mode=mode,
             threads=threads,
+            copy=copy,
             **env_kwargs,
         )
     gymnasium.logger.warn(
@@ -647,7 +678,7 @@ def make_vector_env(
             **env_kwargs,
         )
 
-    return gymnasium.vector.SyncVectorEnv([single] * num_envs, autoreset_mode=mode)
+    return gymnasium.vector.SyncVectorEnv([single] * num_envs, autoreset_mode=mode, copy=copy)
 
 
 __all__ = [

@@ -261,7 +261,7 @@ class VectorGames:
 
     @property
     def plays_random_opponents(self) -> bool:
-        """Whether :meth:`step_versus_random` runs compiled here (Liniell's compiled core)."""
+        """Whether :meth:`step_versus_random` runs compiled here (the compiled cores)."""
         return hasattr(self._batch, "step_versus_random")
 
     def step_versus_random(
@@ -304,6 +304,13 @@ class VectorGames:
             raise ConfigError("restart needs one numpy.random.Generator per slot")
         self._batch.restart(slots, generators)
 
+    def close(self) -> None:
+        """Stop the backend's worker threads, if it has any (``threads`` > 1); the games
+        must not be stepped afterwards."""
+        close = getattr(self._batch, "close", None)
+        if callable(close):
+            close()
+
     def state(self, i: int) -> Any:
         """A copy of game ``i``'s state as the game model's (:attr:`model`) state."""
         return self._batch.state(i)
@@ -311,6 +318,12 @@ class VectorGames:
     def observe(self, i: int, seat: int) -> np.ndarray:
         """Seat ``seat``'s observation of game ``i`` (a new array, the environment's layout)."""
         return self.model.observe(self._batch.state(i), seat)
+
+    @property
+    def observes_in_place(self) -> bool:
+        """Whether :meth:`observe_all` with ``fresh`` updates ``out`` from what the previous
+        call wrote there (Liniell's compiled core), rather than writing every row whole."""
+        return bool(getattr(self._batch, "observe_all_updates", False))
 
     def observe_all(
         self, out: np.ndarray, rows: np.ndarray | None = None, fresh: np.ndarray | None = None

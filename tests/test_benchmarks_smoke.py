@@ -37,7 +37,9 @@ SMOKE_ARGS: dict[str, list[str]] = {
     "bench_batched.py": split(
         "--games liniell_v0 --num-envs 4 --threads 1 --seconds 0.2 --rounds 1 --no-startup"
     ),
-    "bench_gym_vector.py": split("--games liniell_v0 --num-envs 4 --seconds 0.2 --rounds 1"),
+    "bench_gym_vector.py": split(
+        "--games liniell_v0 --num-envs 4 --seconds 0.2 --rounds 1 --no-copy"
+    ),
     "bench_envs.py": split("--envs liniell_v0 --seconds 0.2 --rounds 1"),
     "bench_liniell_features.py": split("--games 1 --repeats 1"),
     "bench_qwirkle_compiled.py": split("--seconds 0.2 --rounds 1 --num-envs 4"),

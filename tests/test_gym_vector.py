@@ -112,6 +112,46 @@ def test_batched_equals_sync_step_for_step(
         assert ended > illegal
 
 
+@pytest.mark.parametrize("env_name", sorted(IDS))
+def test_random_opponents_play_inside_the_compiled_step(env_name: str) -> None:
+    """Every compiled core plays random opponents inside its own step (the fast path the
+    equality tests above replay), with no Python round per opponent move."""
+    envs = gymnasium.make_vec(IDS[env_name], num_envs=2, opponent="random", num_players=3)
+    assert envs.games.plays_random_opponents and envs._compiled_opponents
+    envs.close()
+
+
+@pytest.mark.parametrize(
+    ("env_name", "players", "mode"),
+    [("liniell_v0", 3, SAME), ("liniell_v0", 2, NEXT), ("qwirkle_cards_v0", 3, NEXT)],
+)
+def test_without_copies_the_one_buffer_shows_the_same_games(
+    env_name: str, players: int, mode: AutoresetMode
+) -> None:
+    """``copy=False``: every step returns the same array, rewritten in place, and it shows
+    what the sync vector env shows (the learner's last view of a game an opponent ended
+    included), step for step."""
+    kwargs = {"num_envs": 3, "num_players": players, "learner_seat": None}
+    sync = gymnasium.make_vec(
+        IDS[env_name], vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}, **kwargs
+    )
+    batched = gymnasium.make_vec(
+        IDS[env_name],
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=mode,
+        copy=False,
+        **kwargs,
+    )
+    ended, _ = replay(sync, batched, 90, seed=players, illegal_every=23)
+    assert ended > 0
+    masks = batched.action_masks()
+    first = batched.step(np.argmax(masks, axis=1))[0]
+    again = batched.step(np.argmax(batched.action_masks(), axis=1))[0]
+    assert again is first and np.shares_memory(first, batched.games._result.observation)
+    with pytest.raises(ConfigError, match="copy"):
+        SingleAgentVectorEnv(env_name, 2, copy="no")
+
+
 def test_qwirkle_games_end_the_same() -> None:
     """Whole Qwirkle games: the end of a game (final observation, win reward) agrees."""
     sync, batched = both("qwirkle_v0", 2, SAME, learner_seat=1)

@@ -129,3 +129,16 @@ def test_random_opponents_inside_the_compiled_step_are_checked() -> None:
     out = compiled.step_versus_random(actions, None, seats, opponents)
     ended = out.terminated | out.truncated
     assert ((out.current_player == seats) | ended).all()  # back at the learner's turn
+
+
+@pytest.mark.parametrize("name", ["liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"])
+def test_close_stops_the_worker_threads(name: str) -> None:
+    import threading
+
+    before = threading.active_count()
+    games = VectorGames(name, num_envs=4, seed=0, threads=2)
+    out = games.reset()
+    games.step(np.argmax(out.action_mask, axis=1))
+    assert threading.active_count() > before  # the pool's threads run the blocks
+    games.close()
+    assert threading.active_count() == before

@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ConfigError
-from .compiled_random import bitgen_address, integers
+from .compiled_random import bitgen_address, choose_legal
 
 Draw = Callable[[np.ndarray], np.ndarray]
 """``draw(candidates)``: one candidate action per row, drawn uniformly (module docstring)."""
@@ -72,18 +72,10 @@ def _choose(candidates: np.ndarray, bitgens: np.ndarray, out: np.ndarray) -> int
     from the bit generator at ``bitgens[k]``; -1, or the first row without a candidate
     (nothing drawn from it or after it)."""
     for k in range(candidates.shape[0]):
-        row = candidates[k]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a] != 0
-        if count == 0:
+        pick = choose_legal(bitgens[k], candidates[k])
+        if pick < 0:
             return k
-        left = integers(bitgens[k], np.uint64(count))
-        for a in range(row.shape[0]):  # the pick-th candidate; no branch on the mask
-            left -= row[a] != 0
-            if left < 0:
-                out[k] = a
-                break
+        out[k] = pick
     return -1
 
 

@@ -122,6 +122,24 @@ def integers(bitgen: int, count: np.uint64) -> int:
 
 
 @njit(cache=True)
+def choose_legal(bitgen: int, row: np.ndarray) -> int:
+    """``Generator.choice(np.flatnonzero(row))`` (one of the nonzero entries' indices,
+    uniformly) drawn from the bit generator at ``bitgen``; -1 (nothing drawn) for a row
+    without any."""
+    count = 0
+    for a in range(row.shape[0]):
+        count += row[a] != 0
+    if count == 0:
+        return -1
+    left = integers(bitgen, np.uint64(count))
+    for a in range(row.shape[0]):  # the pick-th nonzero entry; no branch on the row
+        left -= row[a] != 0
+        if left < 0:
+            return a
+    return -1
+
+
+@njit(cache=True)
 def interval(bitgen: int, high: np.uint64) -> np.uint64:
     """numpy's ``random_interval``: uniform in 0..``high`` by masked rejection (the draw
     behind ``Generator.shuffle`` and ``permutation``)."""
@@ -255,6 +273,7 @@ def set_pcg64_state(generator: np.random.Generator, words: np.ndarray) -> None:
 
 __all__ = [
     "bitgen_address",
+    "choose_legal",
     "draw_integers",
     "draw_integers_each",
     "integers",

@@ -248,19 +248,22 @@ class SelfPlayBatch:
     def _show(self) -> np.ndarray:
         """Every slot's observation (a new array) and mask."""
         out = self.games._result
-        self.games.observe_all(self._views, self._all, self._fresh)
+        if self.games.observes_in_place:  # updated from the last views, then copied
+            self.games.observe_all(self._views, self._all, self._fresh)
+            views = self._views.copy()
+        else:  # written whole: straight into the array returned, no copy
+            views = np.empty_like(self._views)
+            self.games.observe_all(views, self._all)
         self._fresh[:] = False
         movers = self._base + out.current_player
         self._masks[:] = 0
         self._masks[:, WAIT_ACTION] = 1
         self._masks[movers] = out.action_mask
-        return self._views.reshape(self.num_slots, *self.observation_space.shape).copy()
+        return views.reshape(self.num_slots, *self.observation_space.shape)
 
     def close(self) -> None:
         """Stop the batch's worker threads, if any."""
-        close = getattr(self.games._batch, "close", None)
-        if callable(close):
-            close()
+        self.games.close()
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game afresh; returns every slot's observation and mask."""

@@ -81,6 +81,9 @@ class LiniellBatch(BatchBuffers):
         "_done", "_actions", "_written", "_started",
     )  # fmt: skip
     """What :meth:`state_dict` saves besides the public buffers."""
+    observe_all_updates = True
+    """:meth:`observe_all` with ``fresh`` updates its output in place (a few entries a
+    step), so a caller keeps one output buffer."""
 
     def __init__(
         self,
@@ -182,8 +185,9 @@ class LiniellBatch(BatchBuffers):
         if due.size:
             self._deal(due)
             self._due[due] = False
-        if self._pool is None:
-            self._step_block(0)
+        if self._pool is None:  # one block, or several after close(): one after another
+            for block in range(len(self._blocks)):
+                self._step_block(block)
         else:
             # the compiled steps release the GIL: each thread steps its own block of games
             futures = [self._pool.submit(self._step_block, b) for b in range(len(self._blocks))]
@@ -283,6 +287,12 @@ class LiniellBatch(BatchBuffers):
             out, written,
         )  # fmt: skip
         return True
+
+    def close(self) -> None:
+        """Stop the worker threads (when ``threads > 1``)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
     def outcome(self, i: int) -> Outcome | None:
         """How the last finished game of slot ``i`` ended (None before any ended)."""

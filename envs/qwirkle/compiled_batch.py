@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ..core.batch import BatchBuffers, check_active, check_batch_options
+from ..core.compiled_random import choose_legal
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -89,10 +90,15 @@ def _step_one(
     win_rewards: bool,
     fresh: bool,
     feature_at: np.ndarray,
+    observe: bool = True,
 ) -> tuple[bool, bool]:
     """Apply ``action`` to game ``i`` (or show it fresh) and update its observation, mask and
     rewards in place, the observation features too when ``feature_at`` holds their offsets
-    (:func:`.features.feature_offsets`; empty: none); returns (terminated, truncated)."""
+    (:func:`.features.feature_offsets`; empty: none); returns (terminated, truncated).
+
+    With ``observe`` False only the board planes (shared by every seat's view) follow the
+    game: the part after them (the hand, scores, seat to act) and the features are left
+    for a later :func:`_show` (a random opponent reads nothing but the mask)."""
     w = meta[K.WIN]
     cells = w * w
     end = K.HAND * cells
@@ -130,8 +136,8 @@ def _step_one(
         if meta[K.REPAINT]:
             K.write_planes(grid, meta, obs)
             meta[K.REPAINT] = 0
-    cur = meta[K.CUR]
-    K.write_tail(meta, cur, obs, K.NUM_PLANES * cells)
+    if observe:
+        K.write_tail(meta, meta[K.CUR], obs, K.NUM_PLANES * cells)
     over = meta[K.OVER] == 1
     truncated = meta[K.TRUNC] == 1
     if over and win_rewards:
@@ -154,11 +160,26 @@ def _step_one(
         else:
             K.clear_mask(meta, mask)
         K.fill_mask(grid, fit, meta, mask)
-    if feature_at.size:
-        features_into(obs, feature_at, mask, not (over or truncated))
-        if not (over or truncated):
-            place_best_into(grid, fit, meta, obs, feature_at, mask)
+    if observe:
+        _show_features(grid, fit, meta, obs, mask, feature_at, over or truncated)
     return over, truncated
+
+
+@njit(cache=True)
+def _show_features(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    feature_at: np.ndarray,
+    ended: bool,
+) -> None:
+    """The observation features of the position (none when ``feature_at`` is empty)."""
+    if feature_at.size:
+        features_into(obs, feature_at, mask, not ended)
+        if not ended:
+            place_best_into(grid, fit, meta, obs, feature_at, mask)
 
 
 @njit(cache=True)
@@ -217,6 +238,63 @@ def _step_games(
         current[i] = meta[i, K.CUR]
         if over or cut:
             _finish(i, meta[i], obs[i], final_obs[i], scores[i])
+
+
+@njit(cache=True, nogil=True)
+def _step_games_versus_random(
+    grid: np.ndarray,
+    fit: np.ndarray,
+    meta: np.ndarray,
+    actions: np.ndarray,
+    uniforms: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    current: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    final_obs: np.ndarray,
+    scores: np.ndarray,
+    fresh: np.ndarray,
+    active: np.ndarray,
+    win_rewards: bool,
+    feature_at: np.ndarray,
+    seats: np.ndarray,
+    bitgens: np.ndarray,
+) -> None:
+    """:func:`_step_games`, then in each active game the seats other than ``seats[i]`` move
+    until that seat is to act or the game is over, each uniformly at random among its legal
+    actions from the bit generator at ``bitgens[i, k]`` (``k``: the mover's seat, counted
+    without ``seats[i]``); ``rewards[i]`` sums every move's. The observation's hand part
+    and features are written once, for the position reached."""
+    step_rewards = np.zeros(rewards.shape[1], dtype=np.float32)
+    for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
+        g, f, m, o, row = grid[i], fit[i], meta[i], obs[i], mask[i]
+        seat = seats[i]
+        over, cut = _step_one(
+            i, g, f, m, actions[i], uniforms[i], o, row, rewards[i], win_rewards, fresh[i],
+            feature_at, False,
+        )  # fmt: skip
+        fresh[i] = False
+        while not (over or cut) and m[K.CUR] != seat:
+            mover = m[K.CUR]
+            action = choose_legal(bitgens[i, mover - (mover > seat)], row)
+            over, cut = _step_one(
+                i, g, f, m, action, uniforms[i], o, row, step_rewards, win_rewards, False,
+                feature_at, False,
+            )  # fmt: skip
+            for p in range(step_rewards.shape[0]):
+                rewards[i, p] += step_rewards[p]
+        cur = m[K.CUR]
+        K.write_tail(m, cur, o, K.NUM_PLANES * m[K.WIN] * m[K.WIN])
+        _show_features(g, f, m, o, row, feature_at, over or cut)
+        term[i] = over
+        trunc[i] = cut
+        current[i] = cur
+        if over or cut:
+            _finish(i, m, o, final_obs[i], scores[i])
 
 
 @njit(cache=True)
@@ -382,6 +460,27 @@ class QwirkleBatch(BatchBuffers):
         that game starts its next game instead); with ``active``, only in the games where it
         is True (the others' actions are not read). Raises :class:`IllegalActionError`
         naming the first game whose action its mask does not allow."""
+        self._step(actions, active, None, None)
+
+    def step_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, bitgens: np.ndarray
+    ) -> None:
+        """:meth:`step`, then in each active game the other seats move until seat
+        ``seats[i]`` is to act or the game is over, each uniformly at random among its legal
+        actions as ``Generator.choice`` draws it, from the bit generator at ``bitgens[i, k]``
+        (:func:`~tabletop_rl.envs.core.compiled_random.bitgen_address`) for the ``k``-th seat
+        other than ``seats[i]``; all in one compiled call. ``rewards`` then holds the sum of
+        every move's rewards, the observation and mask rows the position reached (the
+        opponents' own views are not written on the way)."""
+        self._step(actions, active, seats, bitgens)
+
+    def _step(
+        self,
+        actions: np.ndarray,
+        active: np.ndarray | None,
+        seats: np.ndarray | None,
+        bitgens: np.ndarray | None,
+    ) -> None:
         if not self._started:
             raise ConfigError("call reset() before step()")
         rows = check_active(active, self.num_envs)
@@ -401,9 +500,14 @@ class QwirkleBatch(BatchBuffers):
                 f"game {bad}: action {int(actions[bad])} is illegal (its action-mask entry is "
                 f"0 or it is out of range 0 to {self.action_mask.shape[1] - 1})"
             )
-        for i in np.flatnonzero(self._meta[:, K.UPOS] > UNIFORMS - K.HAND):
+        # an exchange takes up to HAND uniforms, and each seat may exchange once in a call
+        moves = 1 if seats is None else self.num_players
+        for i in np.flatnonzero(self._meta[:, K.UPOS] > UNIFORMS - K.HAND * moves):
             self._refill_uniforms(int(i))
-        self._run(actions, rows)
+        if seats is None or bitgens is None:
+            self._run(actions, rows)
+        else:
+            self._run_versus_random(actions, rows, seats, bitgens)
         self._endings[self.terminated & rows] = 1
         self._endings[self.truncated & rows] = 2
 
@@ -477,6 +581,52 @@ class QwirkleBatch(BatchBuffers):
         ]
         for future in futures:
             future.result()
+
+    def _run_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, bitgens: np.ndarray
+    ) -> None:
+        arrays = (
+            self._grid,
+            self._fit,
+            self._meta,
+            actions,
+            self._uniforms,
+            self.observation,
+            self.action_mask,
+            self.current_player,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.final_observation,
+            self.episode_scores,
+            self._fresh,
+            active,
+        )
+        win = self.reward == "win"
+        seats = np.asarray(seats, dtype=np.int64)
+        bitgens = np.asarray(bitgens, dtype=np.intp)
+        if self._pool is None:
+            _step_games_versus_random(*arrays, win, self._feature_at, seats, bitgens)
+            return
+        futures = [
+            self._pool.submit(
+                _step_games_versus_random,
+                *(a[lo:hi] for a in arrays),
+                win,
+                self._feature_at,
+                seats[lo:hi],
+                bitgens[lo:hi],
+            )
+            for lo, hi in self._blocks
+        ]
+        for future in futures:
+            future.result()
+
+    def close(self) -> None:
+        """Stop the worker threads (when ``threads > 1``)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per game (0 for a game about to restart)."""

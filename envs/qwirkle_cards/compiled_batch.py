@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from ..core.batch import BatchBuffers, check_active, check_batch_options
+from ..core.compiled_random import bitgen_address, choose_legal, interval
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
 from ..errors import ConfigError, IllegalActionError
@@ -161,52 +162,74 @@ def apply_actions(
         if not active[g]:
             continue
         rewards[g, :] = 0.0
-        s = scalars[g]
-        if s[STATUS] != RUNNING or s[PENDING] == FRESH:
-            continue
-        a = actions[g]
-        turn = turns[g]
-        mover = s[TO_MOVE]
-        if a < TAKE:
-            turn[PLAYED + a] += 1
-        elif a < END_TURN:
-            turn[TAKEN + a - TAKE] += 1
-            turn[DEAD:PLAYS] = 0  # dead kinds and witnesses are forgotten after a take
-            if not win_rewards:
-                rewards[g, mover] += 1.0
-        elif a == END_TURN:
-            hand = hands[g, mover]
-            left = 0
-            for k in range(NUM_KINDS):
-                hand[k] -= turn[PLAYED + k]
-                table[g, k] += turn[PLAYED + k]
-                left += hand[k]
-            for line in range(NUM_LINES):
-                times = turn[TAKEN + line]
-                if times:
-                    for j in range(6):
-                        table[g, LINE_KIND[line, j]] -= times
-                    qwirkles[g, mover, line] += times
-            _draw(hand, pile[g], s, HAND_SIZE - left)
-            _finish_turn(
-                g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-                win_rewards,
-            )  # fmt: skip
-        elif s[PILE_LEN] == 0:
-            _finish_turn(
-                g, True, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-                win_rewards,
-            )  # fmt: skip
-        else:
-            hand = hands[g, mover]
-            n = s[PILE_LEN]
-            for k in range(NUM_KINDS):
-                for _ in range(hand[k]):
-                    pile[g, n] = k
-                    n += 1
-                hand[k] = 0
-            s[PILE_LEN] = n
-            s[PENDING] = SHUFFLE
+        _apply_one(
+            g, actions[g], hands, table, pile, qwirkles, scalars, turns, rewards, end_rule,
+            max_turns, win_rewards,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _apply_one(
+    g: int,
+    a: int,
+    hands: np.ndarray,
+    table: np.ndarray,
+    pile: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    rewards: np.ndarray,
+    end_rule: int,
+    max_turns: int,
+    win_rewards: bool,
+) -> None:
+    """Apply game ``g``'s (legal) action ``a`` (nothing for a finished or just dealt game),
+    adding what it scores to ``rewards[g]`` (:func:`apply_actions`)."""
+    s = scalars[g]
+    if s[STATUS] != RUNNING or s[PENDING] == FRESH:
+        return
+    turn = turns[g]
+    mover = s[TO_MOVE]
+    if a < TAKE:
+        turn[PLAYED + a] += 1
+    elif a < END_TURN:
+        turn[TAKEN + a - TAKE] += 1
+        turn[DEAD:PLAYS] = 0  # dead kinds and witnesses are forgotten after a take
+        if not win_rewards:
+            rewards[g, mover] += 1.0
+    elif a == END_TURN:
+        hand = hands[g, mover]
+        left = 0
+        for k in range(NUM_KINDS):
+            hand[k] -= turn[PLAYED + k]
+            table[g, k] += turn[PLAYED + k]
+            left += hand[k]
+        for line in range(NUM_LINES):
+            times = turn[TAKEN + line]
+            if times:
+                for j in range(6):
+                    table[g, LINE_KIND[line, j]] -= times
+                qwirkles[g, mover, line] += times
+        _draw(hand, pile[g], s, HAND_SIZE - left)
+        _finish_turn(
+            g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+            win_rewards,
+        )  # fmt: skip
+    elif s[PILE_LEN] == 0:
+        _finish_turn(
+            g, True, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+            win_rewards,
+        )  # fmt: skip
+    else:
+        hand = hands[g, mover]
+        n = s[PILE_LEN]
+        for k in range(NUM_KINDS):
+            for _ in range(hand[k]):
+                pile[g, n] = k
+                n += 1
+            hand[k] = 0
+        s[PILE_LEN] = n
+        s[PENDING] = SHUFFLE
 
 
 @njit(cache=True, nogil=True)
@@ -239,47 +262,177 @@ def refresh(
     game that just ended, its final observation and scores); the observation features too
     when ``feature_at`` holds their offsets (:func:`.features.feature_offsets`; empty: none).
     Inactive games are left as they are."""
-    n = hands.shape[1]
     for g in range(hands.shape[0]):
         if not active[g]:
             continue
-        s = scalars[g]
-        mover = s[TO_MOVE]
-        if s[PENDING] == SHUFFLE:
-            _draw(hands[g, mover], pile[g], s, HAND_SIZE)
-            _finish_turn(
-                g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-                win_rewards,
-            )  # fmt: skip
-            mover = s[TO_MOVE]
-        s[PENDING] = NOTHING
-        turn = turns[g]
+        _settle(g, hands, table, pile, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+                win_rewards)  # fmt: skip
+        _show_one(
+            g, True, hands, table, qwirkles, scalars, turns, witnesses, observation,
+            action_mask, final_observation, episode_scores, terminated, truncated, max_turns,
+            offsets, feature_at, rows, options, memo,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _settle(
+    g: int,
+    hands: np.ndarray,
+    table: np.ndarray,
+    pile: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    rewards: np.ndarray,
+    end_rule: int,
+    max_turns: int,
+    win_rewards: bool,
+) -> None:
+    """Finish game ``g``'s redraw (its pile shuffled), if one waits."""
+    s = scalars[g]
+    if s[PENDING] == SHUFFLE:
+        _draw(hands[g, s[TO_MOVE]], pile[g], s, HAND_SIZE)
+        _finish_turn(
+            g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
+            win_rewards,
+        )  # fmt: skip
+    s[PENDING] = NOTHING
+
+
+@njit(cache=True)
+def _show_one(
+    g: int,
+    observe: bool,
+    hands: np.ndarray,
+    table: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    witnesses: np.ndarray,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    final_observation: np.ndarray,
+    episode_scores: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    max_turns: int,
+    offsets: np.ndarray,
+    feature_at: np.ndarray,
+    rows: np.ndarray,
+    options: np.ndarray,
+    memo: np.ndarray,
+) -> None:
+    """Game ``g``'s mask, end flags and (with ``observe``) its acting player's observation
+    (for a game that just ended: its final observation and scores too)."""
+    s = scalars[g]
+    mover = s[TO_MOVE]
+    turn = turns[g]
+    if observe:
         observe_into(
             observation[g], offsets, hands[g], table[g], turn[PLAYED:TAKEN], turn[TAKEN:FIRST],
             qwirkles[g], mover, mover, s[STARTER], s[PILE_LEN], turn[FIRST] == 1,
             s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / max_turns),
         )  # fmt: skip
-        terminated[g] = s[STATUS] == FINISHED
-        truncated[g] = s[STATUS] == TRUNCATED
-        if s[STATUS] != RUNNING:
+    terminated[g] = s[STATUS] == FINISHED
+    truncated[g] = s[STATUS] == TRUNCATED
+    if s[STATUS] != RUNNING:
+        if observe:
             if feature_at.size:
                 features_into(
                     observation[g], feature_at, action_mask[g], False, rows, options, memo
                 )
             final_observation[g] = observation[g]
-            for p in range(n):
-                episode_scores[g, p] = qwirkles[g, p].sum()
-            action_mask[g] = 1
+        for p in range(hands.shape[1]):
+            episode_scores[g, p] = qwirkles[g, p].sum()
+        action_mask[g] = 1
+        return
+    turn_mask(turn, witnesses[g], rows, options, memo)
+    playable = False
+    for a in range(END + 1 - PLAYS):
+        action_mask[g, a] = turn[PLAYS + a]
+        if turn[PLAYS + a]:
+            playable = True
+    action_mask[g, CANNOT_PLAY] = 0 if playable else 1
+    if observe and feature_at.size:
+        features_into(observation[g], feature_at, action_mask[g], True, rows, options, memo)
+
+
+@njit(cache=True)
+def _shuffle_pile(pile: np.ndarray, n: int, bitgen: int) -> None:
+    """``Generator.shuffle`` of the pile's first ``n`` cards, from the bit generator at
+    ``bitgen``, as numpy shuffles a list (last position first)."""
+    for i in range(n - 1, 0, -1):
+        j = interval(bitgen, np.uint64(i))
+        pile[i], pile[j] = pile[j], pile[i]
+
+
+@njit(cache=True, nogil=True)
+def play_versus_random(
+    active: np.ndarray,
+    actions: np.ndarray,
+    seats: np.ndarray,
+    bitgens: np.ndarray,
+    game_bitgens: np.ndarray,
+    hands: np.ndarray,
+    table: np.ndarray,
+    pile: np.ndarray,
+    qwirkles: np.ndarray,
+    scalars: np.ndarray,
+    turns: np.ndarray,
+    witnesses: np.ndarray,
+    rewards: np.ndarray,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    final_observation: np.ndarray,
+    episode_scores: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    end_rule: int,
+    max_turns: int,
+    win_rewards: bool,
+    offsets: np.ndarray,
+    feature_at: np.ndarray,
+    rows: np.ndarray,
+    options: np.ndarray,
+    memo: np.ndarray,
+) -> None:
+    """:func:`apply_actions` and :func:`refresh` in one, then in each active game the seats
+    other than ``seats[g]`` move until that seat is to act or the game is over, each
+    uniformly at random among its legal actions from the bit generator at ``bitgens[g, k]``
+    (``k``: the mover's seat, counted without ``seats[g]``); a redraw shuffles the pile
+    from the game's own generator (at ``game_bitgens[g]``), as the engine does.
+    ``rewards[g]`` sums every move's; the observation is written once, for the position
+    reached (the opponents' views are not)."""
+    for g in range(hands.shape[0]):
+        if not active[g]:
             continue
-        turn_mask(turn, witnesses[g], rows, options, memo)
-        playable = False
-        for a in range(END + 1 - PLAYS):
-            action_mask[g, a] = turn[PLAYS + a]
-            if turn[PLAYS + a]:
-                playable = True
-        action_mask[g, CANNOT_PLAY] = 0 if playable else 1
-        if feature_at.size:
-            features_into(observation[g], feature_at, action_mask[g], True, rows, options, memo)
+        s = scalars[g]
+        seat = seats[g]
+        rewards[g, :] = 0.0
+        action = actions[g]
+        while True:
+            _apply_one(
+                g, action, hands, table, pile, qwirkles, scalars, turns, rewards, end_rule,
+                max_turns, win_rewards,
+            )  # fmt: skip
+            if s[PENDING] == SHUFFLE:
+                _shuffle_pile(pile[g], s[PILE_LEN], game_bitgens[g])
+            _settle(g, hands, table, pile, qwirkles, scalars, turns, rewards, end_rule,
+                    max_turns, win_rewards)  # fmt: skip
+            mover = s[TO_MOVE]
+            if s[STATUS] != RUNNING or mover == seat:
+                break
+            _show_one(
+                g, False, hands, table, qwirkles, scalars, turns, witnesses, observation,
+                action_mask, final_observation, episode_scores, terminated, truncated,
+                max_turns, offsets, feature_at, rows, options, memo,
+            )  # fmt: skip
+            action = choose_legal(bitgens[g, mover - (mover > seat)], action_mask[g])
+        _show_one(
+            g, True, hands, table, qwirkles, scalars, turns, witnesses, observation,
+            action_mask, final_observation, episode_scores, terminated, truncated, max_turns,
+            offsets, feature_at, rows, options, memo,
+        )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -428,13 +581,14 @@ class QwirkleCardsBatch(BatchBuffers):
         def call(i: int) -> None:
             c = self._chunks[i]
             work: tuple[np.ndarray, ...] = ()
-            if kernel is refresh:
+            if kernel is refresh or kernel is play_versus_random:
                 w = self._work[i]
                 work = (w.rows, w.options, w.memo)
             kernel(*[a[c] for a in per_game], *shared, *work)
 
-        if self._pool is None:
-            call(0)
+        if self._pool is None:  # one chunk, or several after close(): one after another
+            for chunk in range(len(self._chunks)):
+                call(chunk)
         else:
             list(self._pool.map(call, range(self.threads)))
 
@@ -449,6 +603,10 @@ class QwirkleCardsBatch(BatchBuffers):
             ),
             (self._end_rule, self._max_turns, self._win, self._offsets, self._feature_at),
         )  # fmt: skip
+        self._note_ends(active)
+
+    def _note_ends(self, active: np.ndarray) -> None:
+        """The seats to act, and the outcomes of the active games that ended."""
         self.current_player[:] = self._scalars[:, TO_MOVE]
         for g in np.flatnonzero((self.terminated | self.truncated) & active):
             scores = tuple(float(x) for x in self.episode_scores[g])
@@ -482,6 +640,56 @@ class QwirkleCardsBatch(BatchBuffers):
         game that ended on the previous step, which starts anew instead); with ``active``,
         only in the games where it is True (the others' actions are not read). An illegal
         action raises :class:`IllegalActionError` naming the game, and nothing is applied."""
+        rows, acts = self._checked(actions, active)
+        self._run(
+            apply_actions,
+            (
+                rows, acts, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
+                self._turns, self.rewards,
+            ),
+            (self._end_rule, self._max_turns, self._win),
+        )  # fmt: skip
+        for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
+            self._shuffle(int(g))
+        self._refresh(rows)
+
+    def step_versus_random(
+        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, bitgens: np.ndarray
+    ) -> None:
+        """:meth:`step`, then in each active game the other seats move until seat
+        ``seats[i]`` is to act or the game is over, each uniformly at random among its legal
+        actions as ``Generator.choice`` draws it, from the bit generator at ``bitgens[i, k]``
+        (:func:`~tabletop_rl.envs.core.compiled_random.bitgen_address`) for the ``k``-th seat
+        other than ``seats[i]``; all in one compiled call (a redraw's shuffle too, from the
+        game's generator, as :meth:`step` draws it). ``rewards`` then holds the sum of every
+        move's rewards, the observation and mask rows the position reached (the opponents'
+        own views are not written on the way)."""
+        rows, acts = self._checked(actions, active)
+        game_bitgens = np.zeros(self.num_envs, dtype=np.intp)
+        for g in np.flatnonzero(rows).tolist():
+            rng = self._game_rngs[g]
+            assert rng is not None
+            game_bitgens[g] = bitgen_address(rng)
+        self._run(
+            play_versus_random,
+            (
+                rows, acts, np.asarray(seats, dtype=np.int64), np.asarray(bitgens, np.intp),
+                game_bitgens, self._hands, self._table, self._pile, self._qwirkles,
+                self._scalars, self._turns, self._witnesses, self.rewards, self.observation,
+                self.action_mask, self.final_observation, self.episode_scores,
+                self.terminated, self.truncated,
+            ),
+            (
+                self._end_rule, self._max_turns, self._win, self._offsets, self._feature_at,
+            ),
+        )  # fmt: skip
+        self._note_ends(rows)
+
+    def _checked(
+        self, actions: np.ndarray, active: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The active rows and the actions as int64, checked (a clear error naming the first
+        bad game, nothing applied); the games that ended on the step before dealt anew."""
         if not self._started:
             raise ConfigError("call reset() before step()")
         rows = check_active(active, self.num_envs)
@@ -510,17 +718,7 @@ class QwirkleCardsBatch(BatchBuffers):
         ended = (self.terminated | self.truncated) & rows
         for g in np.flatnonzero(ended & (self._scalars[:, PENDING] != FRESH)):
             self._deal(int(g))
-        self._run(
-            apply_actions,
-            (
-                rows, acts, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
-                self._turns, self.rewards,
-            ),
-            (self._end_rule, self._max_turns, self._win),
-        )  # fmt: skip
-        for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
-            self._shuffle(int(g))
-        self._refresh(rows)
+        return rows, acts
 
     def observe_all(
         self, out: np.ndarray, rows: np.ndarray, fresh: np.ndarray | None = None

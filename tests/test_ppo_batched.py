@@ -63,9 +63,13 @@ def _collector(env: str, env_kwargs: dict[str, Any], **cfg: Any) -> BatchedColle
 
 
 def _reference(
-    collector: BatchedCollector, actions: list[np.ndarray], rounds: int
+    collector: BatchedCollector,
+    actions: list[np.ndarray],
+    rounds: int,
+    deals: list[list[int]],
 ) -> list[list[tuple[Any, ...]]]:
-    """The transitions of the recorded games replayed one by one on the game model: per
+    """The transitions of the recorded games replayed one by one on the game model, each
+    game dealt from its setup's ``env_seed`` (``deals``: per slot, in order): per
     collection, the rows finalised in it, per stream (slot, seat) in time order."""
     games = collector.games
     model, n, p = games.model, games.num_envs, games.num_players
@@ -74,12 +78,12 @@ def _reference(
         defaultdict(list) for _ in range(len(actions) // rounds)
     ]
     for i in range(n):
-        rng = np.random.default_rng([collector.games_seed, i])
-        state, over = model.new_state(rng), False
+        seeds = iter(deals[i])
+        state, over = None, True
         pending: dict[int, list[Any]] = {}  # seat -> [obs, mask, action, reward]
         for t, step_actions in enumerate(actions):
-            if over:  # the step after a game's end starts the slot's next game
-                state, over = model.new_state(rng), False
+            if over:  # the first step, and the step after a game's end, start a game
+                state, over = model.new_state(np.random.default_rng(next(seeds))), False
                 continue
             seat = model.current_player(state)
             if seat in pending:  # the seat acts again: its last transition is final
@@ -132,13 +136,21 @@ def test_batched_transitions_equal_the_games_played_one_by_one(
         return step(actions)
 
     collector.games.step = recording_step  # type: ignore[method-assign]
+    deals = [[slot.setup.env_seed] for slot in collector.slots]
+    new_game = collector._new_game
+
+    def recording_new_game(i: int) -> None:
+        new_game(i)
+        deals[i].append(collector.slots[i].setup.env_seed)
+
+    collector._new_game = recording_new_game  # type: ignore[method-assign]
     rounds, batches, ends = 40, [], 0
     while ends < 2 or len(batches) < 3:  # through game ends, autoresets and carried rows
         batch, stats = collector.collect(rounds)
         batches.append(batch)
         ends += len(stats.games)
         assert len(batches) < 40, "no game ended"
-    expected = _reference(collector, recorded, rounds)
+    expected = _reference(collector, recorded, rounds, deals)
     for batch, rows in zip(batches, expected, strict=True):
         assert len(batch) == len(rows)
         for k, (obs, mask, action, reward, done) in enumerate(rows):
@@ -153,14 +165,44 @@ def test_batched_transitions_equal_the_games_played_one_by_one(
         assert (batch.next_values[batch.dones == 1] == 0).all()
 
 
-def test_self_play_configs_collect_on_the_batch_and_others_say_why_not() -> None:
-    for game in ("liniell", "qwirkle", "qwirkle_cards"):
-        assert slot_path_reason(load_config(ROOT / "configs" / f"{game}_selfplay.yaml")) is None
+def test_symmetry_frames_hold_each_decision_and_the_real_action_is_played() -> None:
+    collector = _collector("qwirkle_v0", {"reward": "score"}, symmetry_augmentation=True)
+    sym = collector.symmetries
+    assert sym is not None
+    recorded: list[np.ndarray] = []
+    step = collector.games.step
+
+    def recording_step(actions: np.ndarray) -> Any:
+        recorded.append(actions.copy())
+        return step(actions)
+
+    collector.games.step = recording_step  # type: ignore[method-assign]
+    deals = [[slot.setup.env_seed] for slot in collector.slots]
+    rounds = 12
+    batches = [collector.collect(rounds)[0] for _ in range(2)]
+    frames = set()
+    for batch, rows in zip(batches, _reference(collector, recorded, rounds, deals), strict=True):
+        assert len(batch) == len(rows) > 0
+        for k, (obs, mask, action, reward, done) in enumerate(rows):
+            seen = [
+                g
+                for g in range(len(sym))
+                if np.array_equal(batch.obs[k], sym.transform_obs(g, obs))
+                and np.array_equal(batch.masks[k], sym.transform_mask(g, mask))
+                and sym.to_env_action(g, int(batch.actions[k])) == action
+            ]
+            assert seen, f"row {k} is its position in no frame"
+            frames.update(seen)
+            assert batch.rewards[k] == pytest.approx(reward) and batch.dones[k] == done
+    assert len(frames) > 1  # not only the identity
+
+
+def test_the_shipped_configs_collect_on_the_batch_and_others_say_why_not() -> None:
+    for path in sorted((ROOT / "configs").glob("*.yaml")):  # scripted opponents, teachers too
+        assert slot_path_reason(load_config(path)) is None, path.name
     cfg = load_config(CARDS)
-    scripted = apply_overrides(cfg, ["--opponents", "{self: 0.5, greedy: 0.5}"])
-    assert "['greedy']" in str(slot_path_reason(scripted))
-    taught = apply_overrides(cfg, ["--teacher", "greedy"])
-    assert "teacher" in str(slot_path_reason(taught))
+    custom = apply_overrides(cfg, ["--env", "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"])
+    assert "not a registered game" in str(slot_path_reason(custom))
 
 
 # --------------------------------------------------------------- the trainer
@@ -252,3 +294,78 @@ def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:
     state = load_checkpoint(run_dir)
     assert state["update"] >= 2 and state["collector"]["kind"] == "batched"
     assert f"stopped by SIGINT at update {state['update']}" in err
+
+
+# --------------------------------------------------- opponents and teachers on the batch
+LINIELL_TEACHER = (
+    "value:lay_turn_margin=1,lay_open_ends=1.6,occupy_turn_margin=1,skip_turn_margin=1"
+)
+
+
+def test_a_value_teachers_labels_are_its_best_choices_computed_in_batch() -> None:
+    from tabletop_rl.baselines.agents.base import best_choices
+    from tabletop_rl.baselines.arena.agent_specs import resolve_agent
+
+    collector = _collector(
+        "liniell_v0",
+        {"features": True},
+        opponents={"self": 1.0, "random": 1.0, "greedy": 1.0},
+        teacher=LINIELL_TEACHER,
+        action_features=True,
+    )
+    assert collector.teacher_form is not None  # labelled in batch, not game by game
+    assert all(form is not None for form in collector.forms)  # random, greedy: batch forms
+    teacher = resolve_agent(LINIELL_TEACHER, "liniell_v0", np.random.default_rng(0))
+    batch, stats = collector.collect(60)
+    assert {key for key, *_ in stats.games} & {"random", "greedy"}  # scripted games ended
+    labelled = 0
+    for k in range(len(batch)):
+        obs = {"observation": batch.obs[k], "action_mask": batch.masks[k]}
+        expected = best_choices(teacher, obs)  # what the slot path's GameSlot labels
+        got = tuple(int(a) for a in batch.teacher_actions[k] if a >= 0)
+        assert got == expected, k
+        labelled += bool(got)
+    assert labelled == len(batch) > 0
+
+
+def test_python_agents_play_the_slot_paths_games_and_resume_exactly() -> None:
+    """Agents without a batch form (Qwirkle Cards' greedy, the heuristic teacher) act game
+    by game on the batch: each game is the one a GameSlot plays from the same setup and the
+    learner's actions, and a collector restored from a checkpoint continues exactly."""
+    from tabletop_rl.baselines.ppo.rollout import GameSlot
+
+    settings = {
+        "opponents": {"greedy": 1.0, "random": 1.0},
+        "teacher": "heuristic",
+        "teacher_plays": 0.5,
+        "pg_coef": 0.0,
+    }
+    env_kwargs = {"reward": "score"}
+    collector = _collector("qwirkle_cards_v0", env_kwargs, **settings)
+    assert collector.forms[0] is None and collector.teacher_form is None
+    collector.collect(25)
+    model = collector.games.model
+    for i, slot in enumerate(collector.slots):
+        actions = collector.replays[i]
+        assert actions is not None and slot.setup is not None
+        state = model.new_state(np.random.default_rng(slot.setup.env_seed))
+        learner_actions = []
+        for a in actions:
+            if collector.who[i, model.current_player(state)] == -1:
+                learner_actions.append(a)
+            model.step_unchecked(state, a)
+        reference = GameSlot("qwirkle_cards_v0", env_kwargs)
+        reference.replay(slot.setup, learner_actions)
+        for seat in range(model.num_players):
+            assert np.array_equal(
+                reference.model.observe(reference.state, seat), model.observe(state, seat)
+            )
+    saved = collector.state_dict()
+    restored = _collector("qwirkle_cards_v0", env_kwargs, **settings)
+    restored.gen.set_state(collector.gen.get_state())
+    restored.load_state_dict(saved)
+    a, _ = collector.collect(30)
+    b, _ = restored.collect(30)
+    assert len(a) == len(b) > 0
+    for name in ("obs", "masks", "actions", "rewards", "dones", "teacher_actions"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name

@@ -9,10 +9,11 @@ PPO update on the learner's finalised transitions, then logs to TensorBoard (``r
 and CSV (``run_dir/progress.csv``; evaluations in ``run_dir/eval.csv``), adds pool
 snapshots, evaluates and checkpoints on schedule.
 
-Self-play configs (opponents ``self`` and ``pool`` only, no teacher, a game with a compiled
-batch) collect on the compiled batch in the training process (:mod:`.batched`); the others
-on game slots stepped by ``num_workers`` subprocesses (:mod:`.rollout`; :mod:`.batched` says
-why they still need it). A finished run prints where its outputs are and how to use them.
+Configs of a game with a compiled batch (Liniell, Qwirkle, Qwirkle Cards; scripted opponents
+and teachers included) collect on the compiled batch in the training process
+(:mod:`.batched`); the others on game slots stepped by ``num_workers`` subprocesses
+(:mod:`.rollout`; :mod:`.batched` says why they still need it). A finished run prints where
+its outputs are and how to use them.
 
 Resuming
 --------

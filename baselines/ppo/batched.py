@@ -47,7 +47,21 @@ options the compiled core takes), ``symmetry_augmentation`` included (each learn
 is seen in a frame drawn from its own generator, as in :mod:`.selfplay`). The others keep the
 slot path (:mod:`.rollout`'s worker processes stepping the game models one by one): a game
 of one's own (``module:factory``) has no compiled batch, and the batch's game-model backend
-cannot save its games for a checkpoint. A checkpoint of the batched path stores the games'
+cannot save its games for a checkpoint.
+
+What collection costs on each path, the shipped configs with their own settings (learner
+decisions per second of collection alone, both collectors alternated in one run on a shared,
+loaded 2-core machine; the slot path with its 2 workers)::
+
+    config                      slot   batch   batch/slot
+    configs/liniell_ppo.yaml     139     107   0.77
+    configs/qwirkle_cards_ppo    332     395   1.19
+
+Liniell's collection is the network's forward pass, on either path; the batch spends a whole
+step on the games where a scripted opponent is to move (the slot path's workers play those
+moves between the learner's), so its forwards see fewer rows. Qwirkle Cards' greedy, asked
+game by game in this process, still costs less than the workers' round trips. A checkpoint
+of the batched path stores the games'
 compiled state (:meth:`VectorGames.state_dict`), so resuming is bit-exact; the budgets
 (``max_minutes``, ``max_cpu_minutes``) are checked at every batch step and every minibatch
 step, so a run stops within seconds of its budget.

@@ -56,11 +56,14 @@ loaded 2-core machine; the slot path with its 2 workers)::
     config                      slot   batch   batch/slot
     configs/liniell_ppo.yaml     139     107   0.77
     configs/qwirkle_cards_ppo    332     395   1.19
+    configs/qwirkle_ppo           69      54   0.78
 
 Liniell's collection is the network's forward pass, on either path; the batch spends a whole
 step on the games where a scripted opponent is to move (the slot path's workers play those
 moves between the learner's), so its forwards see fewer rows. Qwirkle Cards' greedy, asked
-game by game in this process, still costs less than the workers' round trips. A checkpoint
+game by game in this process, still costs less than the workers' round trips; Qwirkle's
+greedy (a turn search in Python) runs on one core here, where the slot path spreads it over
+two workers. A checkpoint
 of the batched path stores the games'
 compiled state (:meth:`VectorGames.state_dict`), so resuming is bit-exact; the budgets
 (``max_minutes``, ``max_cpu_minutes``) are checked at every batch step and every minibatch

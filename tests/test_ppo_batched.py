@@ -27,6 +27,7 @@ from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     config_from_dict,
     load_config,
 )
+from tabletop_rl.baselines.ppo.rollout import LEARNER  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -62,40 +63,73 @@ def _collector(env: str, env_kwargs: dict[str, Any], **cfg: Any) -> BatchedColle
     )
 
 
-def _reference(
-    collector: BatchedCollector,
-    actions: list[np.ndarray],
-    rounds: int,
-    deals: list[list[int]],
-) -> list[list[tuple[Any, ...]]]:
+def _deal(setup: Any) -> tuple[int, tuple[str, ...]]:
+    """A game's deal as the reference replays it: its ``env_seed`` and who plays each seat."""
+    return setup.env_seed, tuple(setup.controllers)
+
+
+class _Recorder:
+    """Records every batch step of a collector (its actions, the games it stepped, the
+    collection it belongs to) and every game's deal (per slot, in order)."""
+
+    def __init__(self, collector: BatchedCollector) -> None:
+        self.steps: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.deals = [[_deal(slot.setup)] for slot in collector.slots]
+        self.collections = 0
+        games, n = collector.games, collector.games.num_envs
+        step, new_game = games.step, collector._new_game
+
+        def recording_step(actions: np.ndarray, active: np.ndarray | None = None) -> Any:
+            stepped = np.ones(n, dtype=np.bool_) if active is None else active.copy()
+            self.steps.append((self.collections, actions.copy(), stepped))
+            return step(actions, active)
+
+        def recording_new_game(i: int) -> None:
+            new_game(i)
+            self.deals[i].append(_deal(collector.slots[i].setup))
+
+        games.step = recording_step  # type: ignore[method-assign]
+        collector._new_game = recording_new_game  # type: ignore[method-assign]
+
+    def collect(self, collector: BatchedCollector, rounds: int) -> tuple[Any, Any]:
+        out = collector.collect(rounds)
+        self.collections += 1
+        return out
+
+
+def _reference(collector: BatchedCollector, recorder: _Recorder) -> list[list[tuple[Any, ...]]]:
     """The transitions of the recorded games replayed one by one on the game model, each
-    game dealt from its setup's ``env_seed`` (``deals``: per slot, in order): per
-    collection, the rows finalised in it, per stream (slot, seat) in time order."""
+    game dealt from its setup's ``env_seed``: per collection, the learner's rows finalised
+    in it, per stream (slot, seat) in time order."""
     games = collector.games
     model, n, p = games.model, games.num_envs, games.num_players
     score = collector.cfg.env_kwargs.get("reward") == "score"
     per_collect: list[dict[int, list[tuple[Any, ...]]]] = [
-        defaultdict(list) for _ in range(len(actions) // rounds)
+        defaultdict(list) for _ in range(recorder.collections)
     ]
     for i in range(n):
-        seeds = iter(deals[i])
-        state, over = None, True
-        pending: dict[int, list[Any]] = {}  # seat -> [obs, mask, action, reward]
-        for t, step_actions in enumerate(actions):
+        deals = iter(recorder.deals[i])
+        state, over, controllers = None, True, ()
+        pending: dict[int, list[Any]] = {}  # learner seat -> [obs, mask, action, reward]
+        for c, step_actions, stepped in recorder.steps:
+            if not stepped[i]:
+                continue
             if over:  # the first step, and the step after a game's end, start a game
-                state, over = model.new_state(np.random.default_rng(next(seeds))), False
+                env_seed, controllers = next(deals)
+                state, over = model.new_state(np.random.default_rng(env_seed)), False
                 continue
             seat = model.current_player(state)
-            if seat in pending:  # the seat acts again: its last transition is final
-                obs, mask, a, r = pending.pop(seat)
-                per_collect[t // rounds][i * p + seat].append((obs, mask, a, r, 0.0))
             a = int(step_actions[i])
-            pending[seat] = [
-                model.observe_unchecked(state, seat),
-                model.legal_mask_unchecked(state),
-                a,
-                0.0,
-            ]
+            if controllers[seat] == LEARNER:  # the learner's transitions only
+                if seat in pending:  # the seat acts again: its last transition is final
+                    obs, mask, pa, r = pending.pop(seat)
+                    per_collect[c][i * p + seat].append((obs, mask, pa, r, 0.0))
+                pending[seat] = [
+                    model.observe_unchecked(state, seat),
+                    model.legal_mask_unchecked(state),
+                    a,
+                    0.0,
+                ]
             result = model.step_unchecked(state, a)
             rewards = np.zeros(p)
             if score:
@@ -109,48 +143,47 @@ def _reference(
                 entry[3] += rewards[s]
             if result.game_over or result.truncated:
                 for s in sorted(pending):
-                    obs, mask, a, r = pending[s]
+                    obs, mask, pa, r = pending[s]
                     done = 1.0 if result.game_over else 0.0
-                    per_collect[t // rounds][i * p + s].append((obs, mask, a, r, done))
+                    per_collect[c][i * p + s].append((obs, mask, pa, r, done))
                 pending, over = {}, True
     return [[row for key in sorted(c) for row in c[key]] for c in per_collect]
 
 
+SCRIPTED_MIX = {"self": 1.0, "random": 1.0, "greedy": 1.0}
+"""Self-play and scripted opponents, a batch form (random) and, but in Liniell with
+features, an agent asked game by game (greedy)."""
+
+
 @pytest.mark.parametrize(
-    ("env", "env_kwargs"),
+    ("env", "env_kwargs", "opponents"),
     [
-        ("qwirkle_cards_v0", {"reward": "score"}),  # multi-part turns, points during the game
-        ("liniell_v0", {"reward": "win"}),  # the game ends on one seat's move: both get it
-        ("qwirkle_v0", {"reward": "score"}),
+        # multi-part turns, points during the game; opponents move several times in a row
+        ("qwirkle_cards_v0", {"reward": "score"}, {"self": 1.0}),
+        ("qwirkle_cards_v0", {"reward": "score"}, SCRIPTED_MIX),
+        ("qwirkle_cards_v0", {"reward": "score"}, {"greedy": 1.0}),
+        # the game ends on one seat's move, the opponent's too: both seats get it
+        ("liniell_v0", {"reward": "win"}, {"self": 1.0}),
+        ("liniell_v0", {"reward": "win", "features": True}, SCRIPTED_MIX),
+        ("qwirkle_v0", {"reward": "score"}, {"self": 1.0}),
+        ("qwirkle_v0", {"reward": "score"}, {"self": 1.0, "random": 1.0}),
     ],
 )
 def test_batched_transitions_equal_the_games_played_one_by_one(
-    env: str, env_kwargs: dict[str, Any]
+    env: str, env_kwargs: dict[str, Any], opponents: dict[str, float]
 ) -> None:
-    collector = _collector(env, env_kwargs)
-    recorded: list[np.ndarray] = []
-    step = collector.games.step
-
-    def recording_step(actions: np.ndarray) -> Any:
-        recorded.append(actions.copy())
-        return step(actions)
-
-    collector.games.step = recording_step  # type: ignore[method-assign]
-    deals = [[slot.setup.env_seed] for slot in collector.slots]
-    new_game = collector._new_game
-
-    def recording_new_game(i: int) -> None:
-        new_game(i)
-        deals[i].append(collector.slots[i].setup.env_seed)
-
-    collector._new_game = recording_new_game  # type: ignore[method-assign]
+    collector = _collector(env, env_kwargs, opponents=opponents)
+    recorder = _Recorder(collector)
+    n = collector.games.num_envs
     rounds, batches, ends = 40, [], 0
     while ends < 2 or len(batches) < 3:  # through game ends, autoresets and carried rows
-        batch, stats = collector.collect(rounds)
+        batch, stats = recorder.collect(collector, rounds)
         batches.append(batch)
         ends += len(stats.games)
+        # the opponents move inside the round: every round is a decision in every game
+        assert stats.decisions == rounds * n
         assert len(batches) < 40, "no game ended"
-    expected = _reference(collector, recorded, rounds, deals)
+    expected = _reference(collector, recorder)
     for batch, rows in zip(batches, expected, strict=True):
         assert len(batch) == len(rows)
         for k, (obs, mask, action, reward, done) in enumerate(rows):
@@ -163,25 +196,20 @@ def test_batched_transitions_equal_the_games_played_one_by_one(
         for k in np.flatnonzero(batch.cont):
             assert batch.next_values[k] == batch.values[k + 1]
         assert (batch.next_values[batch.dones == 1] == 0).all()
+    if set(opponents) != {"self"}:  # some opponent moved several times between two rounds
+        partial = [not stepped.all() for _c, _a, stepped in recorder.steps]
+        runs = "".join("p" if x else "." for x in partial).split(".")
+        assert max(len(r) for r in runs) >= 2
 
 
 def test_symmetry_frames_hold_each_decision_and_the_real_action_is_played() -> None:
     collector = _collector("qwirkle_v0", {"reward": "score"}, symmetry_augmentation=True)
     sym = collector.symmetries
     assert sym is not None
-    recorded: list[np.ndarray] = []
-    step = collector.games.step
-
-    def recording_step(actions: np.ndarray) -> Any:
-        recorded.append(actions.copy())
-        return step(actions)
-
-    collector.games.step = recording_step  # type: ignore[method-assign]
-    deals = [[slot.setup.env_seed] for slot in collector.slots]
-    rounds = 12
-    batches = [collector.collect(rounds)[0] for _ in range(2)]
+    recorder = _Recorder(collector)
+    batches = [recorder.collect(collector, 12)[0] for _ in range(2)]
     frames = set()
-    for batch, rows in zip(batches, _reference(collector, recorded, rounds, deals), strict=True):
+    for batch, rows in zip(batches, _reference(collector, recorder), strict=True):
         assert len(batch) == len(rows) > 0
         for k, (obs, mask, action, reward, done) in enumerate(rows):
             seen = [

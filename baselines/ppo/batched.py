@@ -345,8 +345,10 @@ class BatchedCollector(SelfPlayCollector):
     def collect(
         self, rounds: int, should_stop: Callable[[], bool] | None = None
     ) -> tuple[Batch, RolloutStats]:
-        """Play ``rounds`` batch steps; the transitions finalised meanwhile. ``should_stop()``
-        is asked before every step (:class:`~.stopping.BudgetSpent` when it says so)."""
+        """Play ``rounds`` rounds, each one network decision in every game (the scripted
+        opponents' moves before it, as many as it takes); the transitions finalised meanwhile.
+        ``should_stop()`` is asked before every round (:class:`~.stopping.BudgetSpent` when it
+        says so)."""
         stats = RolloutStats()
         games, n, p = self.games, self.games.num_envs, self.games.num_players
         every = np.arange(n)
@@ -380,27 +382,92 @@ class BatchedCollector(SelfPlayCollector):
         last.ravel()[carried] = np.arange(count)
         teaching = bool(self.cfg.teacher)
         replaying = np.array([r is not None for r in self.replays])
+        res = self.res
+        zeros = np.zeros(n, dtype=np.int64)
+
+        def record(actions: np.ndarray, live: np.ndarray) -> None:
+            """Append the actions played in the live games that keep their actions."""
+            for i in np.flatnonzero(live & replaying).tolist():
+                self.replays[i].append(int(actions[i]))  # type: ignore[union-attr]
+
+        def played(stepped: np.ndarray) -> None:
+            """Book the step just played in the games ``stepped``: every reward that reached
+            a seat goes to its pending transition; the games that ended are finalised,
+            logged and dealt anew (they start on their next step)."""
+            live = stepped & ~self.ended
+            stats.agent_steps += int(live.sum())
+            self.length += live
+            ended = stepped & (res.terminated | res.truncated)
+            self.ended[stepped] = ended[stepped]
+            r = self.shaped(res.rewards, ended)
+            r[~stepped] = 0.0  # the rows of games not stepped hold an older step's rewards
+            waiting = last >= 0
+            reward[last[waiting]] += r[waiting]
+            self.ep_return += r[every, self.primary]
+            cut_games: list[int] = []
+            cut_rows: list[int] = []
+            for i in np.flatnonzero(ended).tolist():
+                rows = last[i][last[i] >= 0]
+                final[rows] = over[rows] = True
+                if res.truncated[i]:  # bootstrap from the cut
+                    next_value[rows] = value[rows]
+                    shown = last[i, res.current_player[i]]
+                    if shown >= 0:
+                        cut_games.append(i)
+                        cut_rows.append(int(shown))
+                else:
+                    done[rows] = True
+                last[i] = -1
+                outcome = games.outcome(i)
+                assert outcome is not None
+                s = self.slots[i]
+                assert s.setup is not None
+                winners = [] if outcome.ending is Ending.TRUNCATED else list(outcome.winners)
+                credit = win_credits(winners, p)[s.primary]
+                key = opponent_key(s.setup.controllers, s.primary)
+                stats.games.append((key, credit, float(self.ep_return[i]), int(self.length[i])))
+                self._new_game(i)
+                replaying[i] = self.replays[i] is not None
+            if cut_rows:
+                with torch.no_grad():
+                    cut = torch.as_tensor(res.final_observation[cut_games])
+                    next_value[cut_rows] = self.learner(cut)[1].numpy()
+
+        def settle() -> None:
+            """Start the games that ended and play the scripted opponents' moves, round after
+            round, until every game waits for the learner or a snapshot of the pool."""
+            while True:
+                t0 = time.perf_counter()
+                seat = res.current_player
+                controller = self.who[every, seat]
+                moving = self.ended | (controller <= SCRIPTED)
+                if not moving.any():
+                    return
+                live = moving & ~self.ended
+                actions = np.zeros(n, dtype=np.int64)
+                for c in sorted(set(controller[live].tolist()), reverse=True):
+                    rows = np.flatnonzero(live & (controller == c))
+                    actions[rows] = self._scripted_actions(SCRIPTED - c, rows, seat[rows])
+                record(actions, live)
+                t1 = time.perf_counter()
+                games.step(actions, moving)
+                stats.net_time += t1 - t0
+                stats.env_time += time.perf_counter() - t1
+                played(moving)
 
         self.learner.eval()
-        res = self.res
         for _ in range(rounds):
             if should_stop is not None and should_stop():
                 raise BudgetSpent
+            settle()
             t0 = time.perf_counter()
-            live = ~self.ended
             seat = res.current_player.copy()
             controller = self.who[every, seat]
-            actions = np.zeros(n, dtype=np.int64)
-            # the learner first, then the snapshots, then the scripted opponents
-            for c in [
-                -1,
-                *sorted(set(controller[live & (controller != -1)].tolist()), reverse=True),
-            ]:
-                rows = np.flatnonzero(live & (controller == c))
+            actions = zeros.copy()
+            # every game waits for a network: the learner first, then each snapshot
+            for c in [-1, *sorted(set(controller[controller >= 0].tolist()), reverse=True)]:
+                rows = np.flatnonzero(controller == c)
                 if rows.size == 0:
-                    continue
-                if c <= SCRIPTED:
-                    actions[rows] = self._scripted_actions(SCRIPTED - c, rows, seat[rows])
                     continue
                 if c >= 0:  # a snapshot of the pool: its actions only
                     obs, mask = res.observation[rows], res.action_mask[rows]
@@ -433,48 +500,14 @@ class BatchedCollector(SelfPlayCollector):
                 action[idx], logp[idx], value[idx] = a, lp, v
                 count += rows.size
                 stats.decisions += rows.size
-            for i in np.flatnonzero(live & replaying).tolist():
-                self.replays[i].append(int(actions[i]))  # type: ignore[union-attr]
+            everyone = np.ones(n, dtype=np.bool_)
+            record(actions, everyone)
             t1 = time.perf_counter()
-            res = games.step(actions)
+            games.step(actions)
             t2 = time.perf_counter()
             stats.net_time += t1 - t0
             stats.env_time += t2 - t1
-            stats.agent_steps += int(live.sum())
-            self.length += live
-            self.ended = res.terminated | res.truncated
-            r = self.shaped(res.rewards, self.ended)
-            waiting = last >= 0
-            reward[last[waiting]] += r[waiting]
-            self.ep_return += r[every, self.primary]
-            cut_games: list[int] = []
-            cut_rows: list[int] = []
-            for i in np.flatnonzero(self.ended).tolist():
-                rows = last[i][last[i] >= 0]
-                final[rows] = over[rows] = True
-                if res.truncated[i]:  # bootstrap from the cut
-                    next_value[rows] = value[rows]
-                    shown = last[i, res.current_player[i]]
-                    if shown >= 0:
-                        cut_games.append(i)
-                        cut_rows.append(int(shown))
-                else:
-                    done[rows] = True
-                last[i] = -1
-                outcome = games.outcome(i)
-                assert outcome is not None
-                s = self.slots[i]
-                assert s.setup is not None
-                winners = [] if outcome.ending is Ending.TRUNCATED else list(outcome.winners)
-                credit = win_credits(winners, p)[s.primary]
-                key = opponent_key(s.setup.controllers, s.primary)
-                stats.games.append((key, credit, float(self.ep_return[i]), int(self.length[i])))
-                self._new_game(i)
-                replaying[i] = self.replays[i] is not None
-            if cut_rows:
-                with torch.no_grad():
-                    cut = torch.as_tensor(res.final_observation[cut_games])
-                    next_value[cut_rows] = self.learner(cut)[1].numpy()
+            played(everyone)
         self.res = res
 
         # what is still pending is carried over; the finalised rows go to the update

@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo import evaluate, export, plot, train  # noqa: E402
 from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
-from tabletop_rl.baselines.ppo.batched import BatchedCollector, slot_path_reason  # noqa: E402
+from tabletop_rl.baselines.ppo.batched import BatchedCollector  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint, make_network  # noqa: E402
 from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     apply_overrides,
@@ -35,6 +35,7 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 command_line = importlib.import_module("cli_runner").command_line
 
+TOY = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 CARDS = str(ROOT / "configs" / "qwirkle_cards_selfplay.yaml")
 LINIELL = str(ROOT / "configs" / "liniell_selfplay.yaml")
 TINY = ["--network", "mlp", "--hidden_sizes", "[16]", "--num_envs", "6", "--rollout_steps", "8"]
@@ -167,6 +168,8 @@ features, an agent asked game by game (greedy)."""
         ("liniell_v0", {"reward": "win", "features": True}, SCRIPTED_MIX),
         ("qwirkle_v0", {"reward": "score"}, {"self": 1.0}),
         ("qwirkle_v0", {"reward": "score"}, {"self": 1.0, "random": 1.0}),
+        # a game of one's own, on its game model
+        (TOY, {}, {"self": 1.0, "random": 1.0, "tactics": 1.0}),
     ],
 )
 def test_batched_transitions_equal_the_games_played_one_by_one(
@@ -225,12 +228,18 @@ def test_symmetry_frames_hold_each_decision_and_the_real_action_is_played() -> N
     assert len(frames) > 1  # not only the identity
 
 
-def test_the_shipped_configs_collect_on_the_batch_and_others_say_why_not() -> None:
-    for path in sorted((ROOT / "configs").glob("*.yaml")):  # scripted opponents, teachers too
-        assert slot_path_reason(load_config(path)) is None, path.name
-    cfg = load_config(CARDS)
-    custom = apply_overrides(cfg, ["--env", "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"])
-    assert "not a registered game" in str(slot_path_reason(custom))
+def test_a_game_of_ones_own_trains_and_resumes_on_the_batch(tmp_path: Path) -> None:
+    args = [*TINY, "--env", TOY, "--env_kwargs", "{}", "--opponents", "{self: 1, random: 1}"]
+    args += ["--total_steps", "150", "--checkpoint_every", "1", "--anneal_lr", "false"]
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    assert train.main([CARDS, *args, "--run_dir", str(straight)]) == 0
+    assert train.main([CARDS, *args, "--total_steps", "60", "--run_dir", str(resumed)]) == 0
+    assert train.main([CARDS, *args, "--run_dir", str(resumed), "--resume"]) == 0
+    a, b = load_checkpoint(straight), load_checkpoint(resumed)
+    assert a["collector"]["kind"] == "batched" and a["collector"]["games"] is None
+    assert a["update"] == b["update"] and a["global_step"] == b["global_step"]
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
 
 
 # --------------------------------------------------------------- the trainer
@@ -397,3 +406,26 @@ def test_python_agents_play_the_slot_paths_games_and_resume_exactly() -> None:
     assert len(a) == len(b) > 0
     for name in ("obs", "masks", "actions", "rewards", "dones", "teacher_actions"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_a_game_of_ones_own_collects_on_its_model_and_resumes_exactly() -> None:
+    """A ``module:factory`` game is stepped on its game model, which cannot save its games:
+    a checkpoint holds each game's actions since its deal, and a restored collector plays
+    them again and continues exactly (mid-game, and games waiting for their first step)."""
+    settings = {"opponents": {"self": 1.0, "random": 1.0, "tactics": 1.0}, "num_envs": 5}
+    for rounds in (4, 7):
+        collector = _collector(TOY, {}, **settings)
+        assert collector.games.backend == "reference" and not collector.saves_games
+        collector.collect(rounds)
+        saved = collector.state_dict()
+        assert saved["games"] is None and all(r is not None for r in saved["replays"])
+        assert any(saved["replays"])  # games in progress, replayed on load
+        restored = _collector(TOY, {}, **settings)
+        restored.gen.set_state(collector.gen.get_state())
+        restored.load_state_dict(saved)
+        a, stats_a = collector.collect(30)
+        b, stats_b = restored.collect(30)
+        assert stats_a.games == stats_b.games and len(stats_a.games) > 0
+        assert len(a) == len(b) > 0
+        for name in ("obs", "masks", "actions", "rewards", "dones", "next_values"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name

@@ -41,13 +41,16 @@ still pending when a rollout ends is carried over to the next rollout, with its 
 labels. The rows go to the PPO update (:func:`.ppo.ppo_update`) grouped per stream (game
 slot, seat) in time order, as the slot path's :class:`~.selfplay.Batch`.
 
-Which configs collect here (:func:`slot_path_reason` says why one does not): every config of
-a registered game with a compiled batch (Liniell, Qwirkle, Qwirkle Cards, with only the
-options the compiled core takes), ``symmetry_augmentation`` included (each learner decision
-is seen in a frame drawn from its own generator, as in :mod:`.selfplay`). The others keep the
-slot path (:mod:`.rollout`'s worker processes stepping the game models one by one): a game
-of one's own (``module:factory``) has no compiled batch, and the batch's game-model backend
-cannot save its games for a checkpoint.
+Which configs collect here: every config. A registered game with a compiled batch
+(Liniell, Qwirkle, Qwirkle Cards, with only the options the compiled core takes) is stepped
+by its compiled core, whose games a checkpoint saves as they are; ``symmetry_augmentation``
+included (each learner decision is seen in a frame drawn from its own generator, as in
+:mod:`.selfplay`). A game of one's own (``module:factory``, built by
+:func:`~..env_factory.make_env`), or a registered game with an option the compiled core does
+not take, is stepped on its game model (:meth:`VectorGames.of_env`), which cannot save its
+games: a checkpoint then holds every game's actions since its deal, and resuming deals each
+game again from its ``env_seed`` and replays them (the same replay that rebuilds the Python
+agents' memory).
 
 What collection costs on each path, the shipped configs with their own settings (learner
 decisions per second of collection alone, both collectors alternated in one run on a shared,
@@ -96,6 +99,7 @@ from tabletop_rl.envs.vector import VectorGames
 from ..agents.base import best_choices
 from ..agents.feature_value import FeatureValueAgent
 from ..arena.agent_specs import resolve_agent
+from ..env_factory import make_env
 from ..stats import win_credits
 from .config import PPOConfig
 from .rollout import LEARNER, POOL_PREFIX, GameSetup
@@ -108,15 +112,6 @@ SELF_PLAY = frozenset({"self", "pool"})
 """The opponents played by networks (the learner, a snapshot of the pool)."""
 SCRIPTED = -2
 """``who`` code of scripted opponent ``j`` (of :attr:`BatchedCollector.scripted`): ``-2 - j``."""
-
-
-def slot_path_reason(cfg: PPOConfig) -> str | None:
-    """Why ``cfg`` collects on the slot path (:mod:`.rollout`); None: it collects on the batch."""
-    if cfg.env not in available_envs():
-        return f"{cfg.env!r} is not a registered game"
-    if VectorGames(cfg.env, 1, **cfg.env_kwargs).backend != "compiled":
-        return f"{cfg.env!r} with env_kwargs {cfg.env_kwargs} has no compiled batch"
-    return None
 
 
 def teacher_batch_form(teacher: Any, model: Any) -> FeatureValuePolicy | None:
@@ -161,8 +156,15 @@ class BatchedCollector(SelfPlayCollector):
     ) -> None:
         self.games_seed = int(np.random.SeedSequence([cfg.seed, 4]).generate_state(1)[0])
         """The batch's own seed (every game is then dealt from its setup's ``env_seed``)."""
-        games = VectorGames(cfg.env, cfg.num_envs, seed=self.games_seed, **cfg.env_kwargs)
+        if cfg.env in available_envs():
+            games = VectorGames(cfg.env, cfg.num_envs, seed=self.games_seed, **cfg.env_kwargs)
+        else:  # a game of one's own (module:factory): stepped on its game model
+            raw = make_env(cfg.env, **cfg.env_kwargs)
+            games = VectorGames.of_env(raw, cfg.num_envs, self.games_seed, reward=raw.reward_mode)
         super().__init__(cfg, games, learner, gen, net_factory)
+        self.saves_games = games.backend == "compiled"
+        """Whether a checkpoint holds the games' state (the compiled backends), else every
+        game's actions since its deal, replayed on resume."""
         self.games = games
         model = games.model
         n, p = games.num_envs, games.num_players
@@ -188,8 +190,9 @@ class BatchedCollector(SelfPlayCollector):
         self.taught = np.zeros(n, dtype=np.bool_)
         """Games whose learner decisions are labelled by the teacher."""
         self.replays: list[list[int] | None] = [None] * n
-        """Per game with a Python agent or teacher, every action played so far (a checkpoint
-        rebuilds those agents' memory by replaying them); None elsewhere."""
+        """Per game with a Python agent or teacher, and every game of a batch that cannot save
+        its games, every action played since its deal (a checkpoint rebuilds those agents'
+        memory, and those games, by replaying them); None elsewhere."""
         self.who = np.full((n, p), -1, dtype=np.int64)
         """Per game and seat: -1 the learner, ``k >= 0`` snapshot ``k`` of the pool,
         ``SCRIPTED - j`` scripted opponent ``j``."""
@@ -253,7 +256,7 @@ class BatchedCollector(SelfPlayCollector):
             teacher_rng = np.random.default_rng([setup.agent_seed, 1])
             self.py_teacher[i] = resolve_agent(setup.teacher, self.cfg.env, teacher_rng)
         python = bool(self.py_agents[i]) or self.py_teacher[i] is not None
-        self.replays[i] = [] if python else None
+        self.replays[i] = [] if python or not self.saves_games else None
 
     def _view(self, agent: Any, i: int, seat: int, state: Any = None) -> Any:
         """What a Python ``agent`` sees to decide for ``seat`` in game ``i`` (the game
@@ -544,7 +547,7 @@ class BatchedCollector(SelfPlayCollector):
         the games' compiled state, who plays each game (its setup), its scripted agents'
         generator, the actions of the games with Python agents, the pending transitions, the
         pool."""
-        games = self.games.state_dict()
+        games = self.games.state_dict() if self.saves_games else None
         has = self.p_has
         setups = []
         for s in self.slots:
@@ -563,7 +566,9 @@ class BatchedCollector(SelfPlayCollector):
             "teacher_rng": json.dumps(self.teacher_rng.bit_generator.state),
             "teacher_active": self.teacher_active,
             "sym_rng": json.dumps(self.sym_rng.bit_generator.state),
-            "games": {
+            "games": None
+            if games is None
+            else {
                 "arrays": {k: torch.from_numpy(v) for k, v in games.pop("arrays").items()},
                 **games,
             },
@@ -593,9 +598,13 @@ class BatchedCollector(SelfPlayCollector):
         Python agents' memory of their games is rebuilt by replaying the games' actions)."""
         if not is_batched_state(state):
             raise ConfigError("the checkpoint's games were collected on the slot path")
-        games = dict(state["games"])
-        games["arrays"] = {k: v.numpy() for k, v in games["arrays"].items()}
-        self.games.load_state_dict(games)
+        if state["games"] is not None:
+            games = dict(state["games"])
+            games["arrays"] = {k: v.numpy() for k, v in games["arrays"].items()}
+            self.games.load_state_dict(games)
+        elif self.saves_games:
+            raise ConfigError("the checkpoint holds no state of these games")
+        self.ended[:] = state["ended"].numpy()  # which games start on their next step
         self.rng.bit_generator.state = json.loads(state["rng"])
         if "teacher_rng" in state:  # absent in checkpoints of before the batch's teachers
             self.teacher_rng.bit_generator.state = json.loads(state["teacher_rng"])
@@ -618,7 +627,6 @@ class BatchedCollector(SelfPlayCollector):
                 rng = self.agent_gens.generators[i][0]
                 assert rng is not None
                 rng.bit_generator.state = json.loads(state["agent_rngs"][i])
-        self.ended[:] = state["ended"].numpy()
         self.ep_return[:] = state["ep_return"].numpy()
         self.length[:] = state["length"].numpy()
         pending = state["pending"]
@@ -634,10 +642,18 @@ class BatchedCollector(SelfPlayCollector):
     def _replay(self, i: int, actions: list[int]) -> None:
         """Play game ``i``'s ``actions`` again on the game model, asking its Python agents and
         teacher as during the game, so that they remember what they did; a RuntimeError if
-        an agent now plays otherwise."""
-        model, setup = self.games.model, self.slots[i].setup
+        an agent now plays otherwise. Where the batch cannot save its games, its game ``i``
+        is played again too (dealt anew, and started unless it waits for its first step)."""
+        games, setup = self.games, self.slots[i].setup
+        model = games.model
         assert setup is not None
         state = model.new_state(np.random.default_rng(setup.env_seed))
+        only = np.arange(games.num_envs) == i
+        again = np.zeros(games.num_envs, dtype=np.int64)
+        if not self.saves_games:
+            games.restart([i], [np.random.default_rng(setup.env_seed)])
+            if not self.ended[i]:
+                games.step(again, only)  # its first position
         for a in actions:
             seat = model.current_player(state)
             c = int(self.who[i, seat])
@@ -669,4 +685,7 @@ class BatchedCollector(SelfPlayCollector):
                     f"not {a}"
                 )
             model.step_unchecked(state, a)
+            if not self.saves_games:
+                again[i] = a
+                games.step(again, only)
         self.replays[i] = list(actions)

@@ -9,11 +9,10 @@ PPO update on the learner's finalised transitions, then logs to TensorBoard (``r
 and CSV (``run_dir/progress.csv``; evaluations in ``run_dir/eval.csv``), adds pool
 snapshots, evaluates and checkpoints on schedule.
 
-Configs of a game with a compiled batch (Liniell, Qwirkle, Qwirkle Cards; scripted opponents
-and teachers included) collect on the compiled batch in the training process
-(:mod:`.batched`); the others on game slots stepped by ``num_workers`` subprocesses
-(:mod:`.rollout`; :mod:`.batched` says why they still need it). A finished run prints where
-its outputs are and how to use them.
+Every config collects on the batch in the training process (:mod:`.batched`): the compiled
+batch of Liniell, Qwirkle and Qwirkle Cards, scripted opponents and teachers included, and a
+game of one's own (``module:factory``) on its game model. A finished run prints where its
+outputs are and how to use them.
 
 Resuming
 --------
@@ -69,7 +68,7 @@ from tabletop_rl.envs.errors import ConfigError
 from ..agents import agent_names
 from ..arena.agent_specs import check_agent_specs, observation_kwargs, parse_agent_spec
 from ..env_factory import make_env
-from .batched import BatchedCollector, is_batched_state, slot_path_reason
+from .batched import BatchedCollector, is_batched_state
 from .checkpoint import (
     CHECKPOINT_NAME,
     VERSION_KEY,
@@ -286,7 +285,7 @@ def _train(
 
     from torch.utils.tensorboard import SummaryWriter
 
-    batched = slot_path_reason(cfg) is None
+    batched = True
     if state is not None:  # a run continues on the path it was collected on
         batched = is_batched_state(state["collector"])
     vec: VecGames | None = None

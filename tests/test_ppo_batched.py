@@ -21,13 +21,18 @@ from tabletop_rl.baselines.env_factory import make_env  # noqa: E402
 from tabletop_rl.baselines.ppo import evaluate, export, plot, train  # noqa: E402
 from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.batched import BatchedCollector  # noqa: E402
-from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint, make_network  # noqa: E402
+from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
+    load_checkpoint,
+    make_network,
+    save_checkpoint,
+)
 from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     apply_overrides,
     config_from_dict,
     load_config,
 )
 from tabletop_rl.baselines.ppo.rollout import LEARNER  # noqa: E402
+from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -240,6 +245,21 @@ def test_a_game_of_ones_own_trains_and_resumes_on_the_batch(tmp_path: Path) -> N
     assert a["update"] == b["update"] and a["global_step"] == b["global_step"]
     for key, tensor in a["model"].items():
         assert torch.equal(tensor, b["model"][key]), key
+
+
+def test_resuming_a_slot_path_checkpoint_says_why_not(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    args = [*TINY, "--env", TOY, "--env_kwargs", "{}", "--total_steps", "20"]
+    args += ["--run_dir", str(run)]
+    assert train.main([CARDS, *args]) == 0
+    state = load_checkpoint(run)
+    # a slot-path collector's state: the games as setups and network actions, no kind
+    state["collector"] = {k: v for k, v in state["collector"].items() if k != "kind"}
+    save_checkpoint(state, run / "checkpoint.pt")
+    before = (run / "checkpoint.pt").read_bytes()
+    with pytest.raises(ConfigError, match="collected on the slot path.*start a new run"):
+        train.train(apply_overrides(load_config(CARDS), args), resume=True)
+    assert (run / "checkpoint.pt").read_bytes() == before  # nothing written
 
 
 # --------------------------------------------------------------- the trainer

@@ -1,26 +1,32 @@
-"""Collection on the compiled batch, in the training process (Pgx / CleanRL style).
+"""Collection on the batch, in the training process (Pgx / CleanRL style): how training
+collects, for every config.
 
 :class:`BatchedCollector` steps :class:`~tabletop_rl.envs.vector.VectorGames` (one compiled
-call per step for all ``num_envs`` games) and takes **one network forward per batch step**
-for every game whose seat to act is played by the learner, and one per opponent-pool snapshot
-for the games where that snapshot sits. The opponents are drawn as the slot path draws them
-(:meth:`.selfplay.SelfPlayCollector.new_setup`: the learner holds one random *primary* seat,
+call per step for all ``num_envs`` games) in **rounds**: the games that ended start anew and
+the scripted opponents move (round after round of their moves, each one batch step over the
+games where one is to move) until every game waits for the learner or a snapshot of the pool;
+then one network forward takes the learner's decision in every game where it sits, and one per
+pool snapshot in the games where that snapshot sits, and one batch step plays them. So each
+round is one decision in every game, as in :mod:`envs.gym_vector <tabletop_rl.envs.gym_vector>`,
+whose opponents move the same way. The opponents are drawn by
+:meth:`.selfplay.SelfPlayCollector.new_setup` (the learner holds one random *primary* seat,
 whose results are logged; ``self`` fills a seat with the learner, ``pool`` with a snapshot, a
 scripted agent's name with that agent), and every game is dealt from its setup's
 ``env_seed``, its scripted agents drawing from ``default_rng(agent_seed)``, as a
-:class:`~.rollout.GameSlot` deals and seeds them: given the learner's actions, a game here is
-the slot path's game.
+:class:`~.rollout.GameSlot` (evaluation's games) deals and seeds them: given the learner's
+actions, a game here is a GameSlot's game.
 
 Scripted opponents and teachers:
 
 - An opponent with a batch form (:func:`~tabletop_rl.envs.core.batch_policy.batch_form`:
   ``random``, the ``value:FIELD=W,...`` agents, Liniell's ``greedy`` with ``features: true``)
-  moves in all its games with one call per batch step. Liniell's batch ``greedy`` breaks ties
-  among every legal action of its best value (its agent among distinct placements), so it
-  plays the same values as on the slot path, not the same games move for move.
+  moves in all its games with one call per round of the opponents' moves. Liniell's batch
+  ``greedy`` breaks ties among every legal action of its best value (its agent among
+  distinct placements), so it plays the same values as its agent, not the same games move
+  for move.
 - A ``value:`` teacher labels all the learner's decisions of a batch step in one call: the
   legal actions of the highest weighted sum of its fields (as
-  :meth:`~..agents.feature_value.FeatureValueAgent.best_actions`, which the slot path asks).
+  :meth:`~..agents.feature_value.FeatureValueAgent.best_actions`).
 - Agents without a batch form (Qwirkle's and Qwirkle Cards' ``greedy``, the heuristics,
   ``mcts``, ``ppo:PATH``), as opponents or as teacher, are asked game by game in Python on
   the game model's state of their game (:meth:`VectorGames.state`), as a
@@ -39,7 +45,7 @@ batch shows at the cut from the value of that final observation, every other sea
 value of its own last observation (the batch keeps one observation per game). A transition
 still pending when a rollout ends is carried over to the next rollout, with its teacher
 labels. The rows go to the PPO update (:func:`.ppo.ppo_update`) grouped per stream (game
-slot, seat) in time order, as the slot path's :class:`~.selfplay.Batch`.
+slot, seat) in time order, as a :class:`~.selfplay.Batch`.
 
 Which configs collect here: every config. A registered game with a compiled batch
 (Liniell, Qwirkle, Qwirkle Cards, with only the options the compiled core takes) is stepped
@@ -52,25 +58,24 @@ games: a checkpoint then holds every game's actions since its deal, and resuming
 game again from its ``env_seed`` and replays them (the same replay that rebuilds the Python
 agents' memory).
 
-What collection costs on each path, the shipped configs with their own settings (learner
-decisions per second of collection alone, both collectors alternated in one run on a shared,
-loaded 2-core machine; the slot path with its 2 workers)::
+Why the slot path (game slots in worker processes, scripted moves played in the workers
+between the learner's decisions) is gone: with the opponents' moves inside each round, the
+batch collects at least as fast for every shipped config. Measured before its removal, the
+shipped configs with their own settings, collection alone (learner decisions per second,
+both collectors alternated in one run on a shared, loaded 2-core machine, the slot path with
+its 2 workers; mean of the reps, and the median of each rep's batch/slot ratio)::
 
-    config                      slot   batch   batch/slot
-    configs/liniell_ppo.yaml     139     107   0.77
-    configs/qwirkle_cards_ppo    332     395   1.19
-    configs/qwirkle_ppo           69      54   0.78
+    config                      reps   slot   batch   batch/slot   median ratio
+    configs/liniell_ppo.yaml       5    729     972   1.33         1.21
+    configs/qwirkle_cards_ppo      5    692     885   1.28         1.21
+    configs/qwirkle_ppo            3    240     382   1.59         1.29
 
-Liniell's collection is the network's forward pass, on either path; the batch spends a whole
-step on the games where a scripted opponent is to move (the slot path's workers play those
-moves between the learner's), so its forwards see fewer rows. Qwirkle Cards' greedy, asked
-game by game in this process, still costs less than the workers' round trips; Qwirkle's
-greedy (a turn search in Python) runs on one core here, where the slot path spreads it over
-two workers. A checkpoint
-of the batched path stores the games'
-compiled state (:meth:`VectorGames.state_dict`), so resuming is bit-exact; the budgets
-(``max_minutes``, ``max_cpu_minutes``) are checked at every batch step and every minibatch
-step, so a run stops within seconds of its budget.
+(The load varied within the run by up to ten times; the ratios of neighbouring reps are the
+figures to read.) Before the opponents moved inside the round, a scripted opponent's move
+took a whole batch step, and the batch measured 0.77 (Liniell), 1.19 (Qwirkle Cards) and
+0.78 (Qwirkle) of the slot path. Qwirkle's greedy (a turn search in Python) still runs game
+by game on one core here. The budgets (``max_minutes``, ``max_cpu_minutes``) are checked at
+every round and every minibatch step, so a run stops within seconds of its budget.
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from .core.aec import TabletopAECEnv
 from .core.batch import BatchBuffers, BatchResult, check_active, check_batch_options
 from .core.model import GameModel, Outcome, check_engine
 from .errors import ConfigError, IllegalActionError
@@ -224,6 +225,36 @@ class VectorGames:
         num_envs, seed, threads = check_batch_options(num_envs, seed, threads, reward)
         check_engine(engine)
         raw = make(name, raw=True, num_players=num_players, **env_kwargs)
+        self._build(name, raw, num_envs, seed, threads, reward, engine, env_kwargs)
+
+    @classmethod
+    def of_env(
+        cls, raw: TabletopAECEnv, num_envs: int, seed: int = 0, *, reward: str = "win"
+    ) -> VectorGames:
+        """``num_envs`` games of a raw environment built already (a game of one's own, of
+        any :class:`~.core.aec.TabletopAECEnv`), stepped one by one on its game model.
+
+        >>> from tabletop_rl.envs.registry import make
+        >>> games = VectorGames.of_env(make("liniell_v0", raw=True), num_envs=2)
+        >>> games.backend, games.reset().action_mask.shape[0]
+        ('reference', 2)
+        """
+        num_envs, seed, threads = check_batch_options(num_envs, seed, 1, reward)
+        games = cls.__new__(cls)
+        games._build(str(raw.info.name), raw, num_envs, seed, threads, reward, "reference", {})
+        return games
+
+    def _build(
+        self,
+        name: str,
+        raw: TabletopAECEnv,
+        num_envs: int,
+        seed: int,
+        threads: int,
+        reward: str,
+        engine: str,
+        env_kwargs: dict[str, Any],
+    ) -> None:
         self.name = name
         self.model: GameModel = raw.model
         self.num_envs = int(num_envs)

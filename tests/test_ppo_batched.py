@@ -19,14 +19,20 @@ torch = pytest.importorskip("torch")
 
 from tabletop_rl.baselines.ppo import evaluate, export, plot, train  # noqa: E402
 from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
-from tabletop_rl.baselines.ppo.batched import BatchedCollector, slot_path_reason  # noqa: E402
-from tabletop_rl.baselines.ppo.checkpoint import load_checkpoint, make_network  # noqa: E402
+from tabletop_rl.baselines.ppo.batched import BatchedCollector  # noqa: E402
+from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
+    load_checkpoint,
+    make_network,
+    save_checkpoint,
+)
 from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     apply_overrides,
     config_from_dict,
     load_config,
 )
+from tabletop_rl.baselines.ppo.rollout import LEARNER  # noqa: E402
 from tabletop_rl.envs import make  # noqa: E402
+from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -34,6 +40,7 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 command_line = importlib.import_module("cli_runner").command_line
 
+TOY = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 CARDS = str(ROOT / "configs" / "qwirkle_cards_selfplay.yaml")
 LINIELL = str(ROOT / "configs" / "liniell_selfplay.yaml")
 TINY = ["--network", "mlp", "--hidden_sizes", "[16]", "--num_envs", "6", "--rollout_steps", "8"]
@@ -62,36 +69,73 @@ def _collector(env: str, env_kwargs: dict[str, Any], **cfg: Any) -> BatchedColle
     )
 
 
-def _reference(
-    collector: BatchedCollector, actions: list[np.ndarray], rounds: int
-) -> list[list[tuple[Any, ...]]]:
-    """The transitions of the recorded games replayed one by one on the game model: per
-    collection, the rows finalised in it, per stream (slot, seat) in time order."""
+def _deal(setup: Any) -> tuple[int, tuple[str, ...]]:
+    """A game's deal as the reference replays it: its ``env_seed`` and who plays each seat."""
+    return setup.env_seed, tuple(setup.controllers)
+
+
+class _Recorder:
+    """Records every batch step of a collector (its actions, the games it stepped, the
+    collection it belongs to) and every game's deal (per slot, in order)."""
+
+    def __init__(self, collector: BatchedCollector) -> None:
+        self.steps: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.deals = [[_deal(slot.setup)] for slot in collector.slots]
+        self.collections = 0
+        games, n = collector.games, collector.games.num_envs
+        step, new_game = games.step, collector._new_game
+
+        def recording_step(actions: np.ndarray, active: np.ndarray | None = None) -> Any:
+            stepped = np.ones(n, dtype=np.bool_) if active is None else active.copy()
+            self.steps.append((self.collections, actions.copy(), stepped))
+            return step(actions, active)
+
+        def recording_new_game(i: int) -> None:
+            new_game(i)
+            self.deals[i].append(_deal(collector.slots[i].setup))
+
+        games.step = recording_step  # type: ignore[method-assign]
+        collector._new_game = recording_new_game  # type: ignore[method-assign]
+
+    def collect(self, collector: BatchedCollector, rounds: int) -> tuple[Any, Any]:
+        out = collector.collect(rounds)
+        self.collections += 1
+        return out
+
+
+def _reference(collector: BatchedCollector, recorder: _Recorder) -> list[list[tuple[Any, ...]]]:
+    """The transitions of the recorded games replayed one by one on the game model, each
+    game dealt from its setup's ``env_seed``: per collection, the learner's rows finalised
+    in it, per stream (slot, seat) in time order."""
     games = collector.games
     model, n, p = games.model, games.num_envs, games.num_players
     score = collector.cfg.env_kwargs.get("reward") == "score"
     per_collect: list[dict[int, list[tuple[Any, ...]]]] = [
-        defaultdict(list) for _ in range(len(actions) // rounds)
+        defaultdict(list) for _ in range(recorder.collections)
     ]
     for i in range(n):
-        rng = np.random.default_rng([collector.games_seed, i])
-        state, over = model.new_state(rng), False
-        pending: dict[int, list[Any]] = {}  # seat -> [obs, mask, action, reward]
-        for t, step_actions in enumerate(actions):
-            if over:  # the step after a game's end starts the slot's next game
-                state, over = model.new_state(rng), False
+        deals = iter(recorder.deals[i])
+        state, over, controllers = None, True, ()
+        pending: dict[int, list[Any]] = {}  # learner seat -> [obs, mask, action, reward]
+        for c, step_actions, stepped in recorder.steps:
+            if not stepped[i]:
+                continue
+            if over:  # the first step, and the step after a game's end, start a game
+                env_seed, controllers = next(deals)
+                state, over = model.new_state(np.random.default_rng(env_seed)), False
                 continue
             seat = model.current_player(state)
-            if seat in pending:  # the seat acts again: its last transition is final
-                obs, mask, a, r = pending.pop(seat)
-                per_collect[t // rounds][i * p + seat].append((obs, mask, a, r, 0.0))
             a = int(step_actions[i])
-            pending[seat] = [
-                model.observe_unchecked(state, seat),
-                model.legal_mask_unchecked(state),
-                a,
-                0.0,
-            ]
+            if controllers[seat] == LEARNER:  # the learner's transitions only
+                if seat in pending:  # the seat acts again: its last transition is final
+                    obs, mask, pa, r = pending.pop(seat)
+                    per_collect[c][i * p + seat].append((obs, mask, pa, r, 0.0))
+                pending[seat] = [
+                    model.observe_unchecked(state, seat),
+                    model.legal_mask_unchecked(state),
+                    a,
+                    0.0,
+                ]
             result = model.step_unchecked(state, a)
             rewards = np.zeros(p)
             if score:
@@ -105,40 +149,49 @@ def _reference(
                 entry[3] += rewards[s]
             if result.game_over or result.truncated:
                 for s in sorted(pending):
-                    obs, mask, a, r = pending[s]
+                    obs, mask, pa, r = pending[s]
                     done = 1.0 if result.game_over else 0.0
-                    per_collect[t // rounds][i * p + s].append((obs, mask, a, r, done))
+                    per_collect[c][i * p + s].append((obs, mask, pa, r, done))
                 pending, over = {}, True
     return [[row for key in sorted(c) for row in c[key]] for c in per_collect]
 
 
+SCRIPTED_MIX = {"self": 1.0, "random": 1.0, "greedy": 1.0}
+"""Self-play and scripted opponents, a batch form (random) and, but in Liniell with
+features, an agent asked game by game (greedy)."""
+
+
 @pytest.mark.parametrize(
-    ("env", "env_kwargs"),
+    ("env", "env_kwargs", "opponents"),
     [
-        ("qwirkle_cards_v0", {"reward": "score"}),  # multi-part turns, points during the game
-        ("liniell_v0", {"reward": "win"}),  # the game ends on one seat's move: both get it
-        ("qwirkle_v0", {"reward": "score"}),
+        # multi-part turns, points during the game; opponents move several times in a row
+        ("qwirkle_cards_v0", {"reward": "score"}, {"self": 1.0}),
+        ("qwirkle_cards_v0", {"reward": "score"}, SCRIPTED_MIX),
+        ("qwirkle_cards_v0", {"reward": "score"}, {"greedy": 1.0}),
+        # the game ends on one seat's move, the opponent's too: both seats get it
+        ("liniell_v0", {"reward": "win"}, {"self": 1.0}),
+        ("liniell_v0", {"reward": "win", "features": True}, SCRIPTED_MIX),
+        ("qwirkle_v0", {"reward": "score"}, {"self": 1.0}),
+        ("qwirkle_v0", {"reward": "score"}, {"self": 1.0, "random": 1.0}),
+        # a game of one's own, on its game model
+        (TOY, {}, {"self": 1.0, "random": 1.0, "tactics": 1.0}),
     ],
 )
 def test_batched_transitions_equal_the_games_played_one_by_one(
-    env: str, env_kwargs: dict[str, Any]
+    env: str, env_kwargs: dict[str, Any], opponents: dict[str, float]
 ) -> None:
-    collector = _collector(env, env_kwargs)
-    recorded: list[np.ndarray] = []
-    step = collector.games.step
-
-    def recording_step(actions: np.ndarray) -> Any:
-        recorded.append(actions.copy())
-        return step(actions)
-
-    collector.games.step = recording_step  # type: ignore[method-assign]
+    collector = _collector(env, env_kwargs, opponents=opponents)
+    recorder = _Recorder(collector)
+    n = collector.games.num_envs
     rounds, batches, ends = 40, [], 0
     while ends < 2 or len(batches) < 3:  # through game ends, autoresets and carried rows
-        batch, stats = collector.collect(rounds)
+        batch, stats = recorder.collect(collector, rounds)
         batches.append(batch)
         ends += len(stats.games)
+        # the opponents move inside the round: every round is a decision in every game
+        assert stats.decisions == rounds * n
         assert len(batches) < 40, "no game ended"
-    expected = _reference(collector, recorded, rounds)
+    expected = _reference(collector, recorder)
     for batch, rows in zip(batches, expected, strict=True):
         assert len(batch) == len(rows)
         for k, (obs, mask, action, reward, done) in enumerate(rows):
@@ -151,16 +204,62 @@ def test_batched_transitions_equal_the_games_played_one_by_one(
         for k in np.flatnonzero(batch.cont):
             assert batch.next_values[k] == batch.values[k + 1]
         assert (batch.next_values[batch.dones == 1] == 0).all()
+    if set(opponents) != {"self"}:  # some opponent moved several times between two rounds
+        partial = [not stepped.all() for _c, _a, stepped in recorder.steps]
+        runs = "".join("p" if x else "." for x in partial).split(".")
+        assert max(len(r) for r in runs) >= 2
 
 
-def test_self_play_configs_collect_on_the_batch_and_others_say_why_not() -> None:
-    for game in ("liniell", "qwirkle", "qwirkle_cards"):
-        assert slot_path_reason(load_config(ROOT / "configs" / f"{game}_selfplay.yaml")) is None
-    cfg = load_config(CARDS)
-    scripted = apply_overrides(cfg, ["--opponents", "{self: 0.5, greedy: 0.5}"])
-    assert "['greedy']" in str(slot_path_reason(scripted))
-    taught = apply_overrides(cfg, ["--teacher", "greedy"])
-    assert "teacher" in str(slot_path_reason(taught))
+def test_symmetry_frames_hold_each_decision_and_the_real_action_is_played() -> None:
+    collector = _collector("qwirkle_v0", {"reward": "score"}, symmetry_augmentation=True)
+    sym = collector.symmetries
+    assert sym is not None
+    recorder = _Recorder(collector)
+    batches = [recorder.collect(collector, 12)[0] for _ in range(2)]
+    frames = set()
+    for batch, rows in zip(batches, _reference(collector, recorder), strict=True):
+        assert len(batch) == len(rows) > 0
+        for k, (obs, mask, action, reward, done) in enumerate(rows):
+            seen = [
+                g
+                for g in range(len(sym))
+                if np.array_equal(batch.obs[k], sym.transform_obs(g, obs))
+                and np.array_equal(batch.masks[k], sym.transform_mask(g, mask))
+                and sym.to_env_action(g, int(batch.actions[k])) == action
+            ]
+            assert seen, f"row {k} is its position in no frame"
+            frames.update(seen)
+            assert batch.rewards[k] == pytest.approx(reward) and batch.dones[k] == done
+    assert len(frames) > 1  # not only the identity
+
+
+def test_a_game_of_ones_own_trains_and_resumes_on_the_batch(tmp_path: Path) -> None:
+    args = [*TINY, "--env", TOY, "--env_kwargs", "{}", "--opponents", "{self: 1, random: 1}"]
+    args += ["--total_steps", "150", "--checkpoint_every", "1", "--anneal_lr", "false"]
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    assert train.main([CARDS, *args, "--run_dir", str(straight)]) == 0
+    assert train.main([CARDS, *args, "--total_steps", "60", "--run_dir", str(resumed)]) == 0
+    assert train.main([CARDS, *args, "--run_dir", str(resumed), "--resume"]) == 0
+    a, b = load_checkpoint(straight), load_checkpoint(resumed)
+    assert a["collector"]["kind"] == "batched" and a["collector"]["games"] is None
+    assert a["update"] == b["update"] and a["global_step"] == b["global_step"]
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+
+
+def test_resuming_a_slot_path_checkpoint_says_why_not(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    args = [*TINY, "--env", TOY, "--env_kwargs", "{}", "--total_steps", "20"]
+    args += ["--run_dir", str(run)]
+    assert train.main([CARDS, *args]) == 0
+    state = load_checkpoint(run)
+    # a slot-path collector's state: the games as setups and network actions, no kind
+    state["collector"] = {k: v for k, v in state["collector"].items() if k != "kind"}
+    save_checkpoint(state, run / "checkpoint.pt")
+    before = (run / "checkpoint.pt").read_bytes()
+    with pytest.raises(ConfigError, match="collected on the slot path.*start a new run"):
+        train.train(apply_overrides(load_config(CARDS), args), resume=True)
+    assert (run / "checkpoint.pt").read_bytes() == before  # nothing written
 
 
 # --------------------------------------------------------------- the trainer
@@ -252,3 +351,101 @@ def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:
     state = load_checkpoint(run_dir)
     assert state["update"] >= 2 and state["collector"]["kind"] == "batched"
     assert f"stopped by SIGINT at update {state['update']}" in err
+
+
+# --------------------------------------------------- opponents and teachers on the batch
+LINIELL_TEACHER = (
+    "value:lay_turn_margin=1,lay_open_ends=1.6,occupy_turn_margin=1,skip_turn_margin=1"
+)
+
+
+def test_a_value_teachers_labels_are_its_best_choices_computed_in_batch() -> None:
+    from tabletop_rl.baselines.agents.base import best_choices
+    from tabletop_rl.baselines.arena.agent_specs import resolve_agent
+
+    collector = _collector(
+        "liniell_v0",
+        {"features": True},
+        opponents={"self": 1.0, "random": 1.0, "greedy": 1.0},
+        teacher=LINIELL_TEACHER,
+        action_features=True,
+    )
+    assert collector.teacher_form is not None  # labelled in batch, not game by game
+    assert all(form is not None for form in collector.forms)  # random, greedy: batch forms
+    teacher = resolve_agent(LINIELL_TEACHER, "liniell_v0", np.random.default_rng(0))
+    batch, stats = collector.collect(60)
+    assert {key for key, *_ in stats.games} & {"random", "greedy"}  # scripted games ended
+    labelled = 0
+    for k in range(len(batch)):
+        obs = {"observation": batch.obs[k], "action_mask": batch.masks[k]}
+        expected = best_choices(teacher, obs)  # what the slot path's GameSlot labels
+        got = tuple(int(a) for a in batch.teacher_actions[k] if a >= 0)
+        assert got == expected, k
+        labelled += bool(got)
+    assert labelled == len(batch) > 0
+
+
+def test_python_agents_play_the_slot_paths_games_and_resume_exactly() -> None:
+    """Agents without a batch form (Qwirkle Cards' greedy, the heuristic teacher) act game
+    by game on the batch: each game is the one a GameSlot plays from the same setup and the
+    learner's actions, and a collector restored from a checkpoint continues exactly."""
+    from tabletop_rl.baselines.ppo.rollout import GameSlot
+
+    settings = {
+        "opponents": {"greedy": 1.0, "random": 1.0},
+        "teacher": "heuristic",
+        "teacher_plays": 0.5,
+        "pg_coef": 0.0,
+    }
+    env_kwargs = {"reward": "score"}
+    collector = _collector("qwirkle_cards_v0", env_kwargs, **settings)
+    assert collector.forms[0] is None and collector.teacher_form is None
+    collector.collect(25)
+    model = collector.games.model
+    for i, slot in enumerate(collector.slots):
+        actions = collector.replays[i]
+        assert actions is not None and slot.setup is not None
+        state = model.new_state(np.random.default_rng(slot.setup.env_seed))
+        learner_actions = []
+        for a in actions:
+            if collector.who[i, model.current_player(state)] == -1:
+                learner_actions.append(a)
+            model.step_unchecked(state, a)
+        reference = GameSlot("qwirkle_cards_v0", env_kwargs)
+        reference.replay(slot.setup, learner_actions)
+        for seat in range(model.num_players):
+            assert np.array_equal(
+                reference.model.observe(reference.state, seat), model.observe(state, seat)
+            )
+    saved = collector.state_dict()
+    restored = _collector("qwirkle_cards_v0", env_kwargs, **settings)
+    restored.gen.set_state(collector.gen.get_state())
+    restored.load_state_dict(saved)
+    a, _ = collector.collect(30)
+    b, _ = restored.collect(30)
+    assert len(a) == len(b) > 0
+    for name in ("obs", "masks", "actions", "rewards", "dones", "teacher_actions"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_a_game_of_ones_own_collects_on_its_model_and_resumes_exactly() -> None:
+    """A ``module:factory`` game is stepped on its game model, which cannot save its games:
+    a checkpoint holds each game's actions since its deal, and a restored collector plays
+    them again and continues exactly (mid-game, and games waiting for their first step)."""
+    settings = {"opponents": {"self": 1.0, "random": 1.0, "tactics": 1.0}, "num_envs": 5}
+    for rounds in (4, 7):
+        collector = _collector(TOY, {}, **settings)
+        assert collector.games.backend == "reference" and not collector.saves_games
+        collector.collect(rounds)
+        saved = collector.state_dict()
+        assert saved["games"] is None and all(r is not None for r in saved["replays"])
+        assert any(saved["replays"])  # games in progress, replayed on load
+        restored = _collector(TOY, {}, **settings)
+        restored.gen.set_state(collector.gen.get_state())
+        restored.load_state_dict(saved)
+        a, stats_a = collector.collect(30)
+        b, stats_b = restored.collect(30)
+        assert stats_a.games == stats_b.games and len(stats_a.games) > 0
+        assert len(a) == len(b) > 0
+        for name in ("obs", "masks", "actions", "rewards", "dones", "next_values"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name

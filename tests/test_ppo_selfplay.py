@@ -1,4 +1,5 @@
-"""Per-seat transition bookkeeping of the self-play collector, on hand-made games."""
+"""Per-seat transition bookkeeping of the self-play collector, on hand-made games of one's
+own (``module:factory``, stepped on their game model in the batch)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from tabletop_rl.baselines.ppo.batched import BatchedCollector  # noqa: E402
 from tabletop_rl.baselines.ppo.config import PPOConfig  # noqa: E402
 from tabletop_rl.baselines.ppo.networks import build_network  # noqa: E402
 from tabletop_rl.baselines.ppo.ppo import compute_gae  # noqa: E402
-from tabletop_rl.baselines.ppo.rollout import GameOver, GameSetup, GameSlot, VecGames  # noqa: E402
-from tabletop_rl.baselines.ppo.selfplay import SelfPlayCollector  # noqa: E402
+from tabletop_rl.baselines.ppo.rollout import GameOver, GameSetup, GameSlot  # noqa: E402
 from tabletop_rl.envs.core.aec import TabletopAECEnv  # noqa: E402
 from tabletop_rl.envs.core.game_info import GameInfo  # noqa: E402
 from tabletop_rl.envs.core.model import (  # noqa: E402
@@ -112,15 +113,14 @@ ENV = f"{__name__}:RelayGame"
 CUT_ENV = f"{__name__}:CutRelayGame"
 
 
-def _collector(opponents: dict[str, float], env: str = ENV) -> SelfPlayCollector:
-    cfg = PPOConfig(env=env, num_envs=1, num_workers=0, opponents=opponents, seed=3)
-    vec = VecGames(env, {}, 1, 0)
+def _collector(opponents: dict[str, float], env: str = ENV, **settings: Any) -> BatchedCollector:
+    cfg = PPOConfig(env=env, num_envs=1, opponents=opponents, seed=3, **settings)
     raw = RelayGame()
 
     def factory() -> torch.nn.Module:
         return build_network("mlp", raw.layout, raw.action_layout(), 4, [], [8], seed=0)
 
-    return SelfPlayCollector(cfg, vec, factory(), torch.Generator().manual_seed(0), factory)
+    return BatchedCollector(cfg, factory(), torch.Generator().manual_seed(0), factory)
 
 
 def _rows(batch: Any) -> list[tuple[int, int, float, float, float]]:
@@ -136,7 +136,7 @@ def _rows(batch: Any) -> list[tuple[int, int, float, float, float]]:
 
 def test_terminal_reward_reaches_the_seat_that_moved_earlier() -> None:
     collector = _collector({"self": 1.0})  # the learner holds both seats
-    batch, stats = collector.collect(5)  # reset + 4 moves
+    batch, stats = collector.collect(4)  # 4 moves, each a round
     # Stream (slot 0, seat 0) first, then seat 1; each in time order.
     assert _rows(batch) == [
         (0, 0, 0.0, 0.0, 1.0),
@@ -159,9 +159,9 @@ def test_terminal_reward_reaches_the_seat_that_moved_earlier() -> None:
 def test_pending_transitions_carry_over_rollout_boundaries() -> None:
     whole = _collector({"self": 1.0}).collect(5)[0]
     split = _collector({"self": 1.0})
-    first, _ = split.collect(3)  # reset, seat 0 moves, seat 1 moves: nothing is final yet
+    first, _ = split.collect(2)  # seat 0 moves, seat 1 moves: nothing is final yet
     assert len(first) == 0
-    second, stats = split.collect(2)
+    second, stats = split.collect(3)
     assert _rows(second) == _rows(whole)
     np.testing.assert_allclose(second.logps, whole.logps)
     assert len(stats.games) == 1
@@ -195,18 +195,18 @@ def test_slot_reports_rewards_of_every_agent_step() -> None:
 
 
 def test_reward_shaping_is_relative_scaled_and_adds_the_win_bonus() -> None:
-    cfg = PPOConfig(env=ENV, relative_reward=True, reward_scale=0.5, win_bonus=2.0)
-    collector = _collector({"self": 1.0})
-    collector.cfg = cfg
-    over = GameOver(np.array([1.0, -1.0], np.float32), 4, [0], False, 4)
-    assert collector.shaped_rewards(over).tolist() == [3.0, -3.0]  # 0.5 * (1 - -1) + 2
-    tie = GameOver(np.array([3.0, 3.0], np.float32), 4, [0, 1], False, 4)
-    assert collector.shaped_rewards(tie).tolist() == [0.0, 0.0]
+    shaping = {"relative_reward": True, "reward_scale": 0.5, "win_bonus": 2.0}
+    batch, _ = _collector({"self": 1.0}, **shaping).collect(4)
+    rewards = [row[2] for row in _rows(batch)]
+    assert rewards == [0.0, 3.0, 0.0, -3.0]  # 0.5 * (1 - -1) + 2 for the winner
+    # a game with no winner (cut by its turn limit) gets no bonus
+    cut, _ = _collector({"self": 1.0}, CUT_ENV, **shaping).collect(4)
+    assert [row[2] for row in _rows(cut)] == [0.0, 0.0, 0.0, 0.0]
 
 
 def test_a_truncated_game_bootstraps_from_the_value_at_the_cut() -> None:
     collector = _collector({"self": 1.0}, CUT_ENV)
-    batch, stats = collector.collect(5)
+    batch, stats = collector.collect(4)
     # No reward, and each seat's last row ends its stream (cont 0) without being terminal.
     assert _rows(batch) == [
         (0, 0, 0.0, 0.0, 1.0),
@@ -229,56 +229,7 @@ def test_a_truncated_game_bootstraps_from_the_value_at_the_cut() -> None:
     assert stats.games[0][1] == 0.5  # a truncated game counts as a draw
 
 
-def test_symmetry_augmentation_stores_decisions_in_their_frame_and_plays_the_real_action() -> None:
-    from tabletop_rl.baselines.ppo.rollout import TOY_ENV
-    from tabletop_rl.baselines.ppo.toy import TicTacToeEnv
-
-    raw = TicTacToeEnv()
-    sym = raw.symmetries()
-    cfg = PPOConfig(
-        env=TOY_ENV, num_envs=4, num_workers=0, opponents={"self": 1.0}, symmetry_augmentation=True
-    )
-
-    def factory() -> torch.nn.Module:
-        return build_network("mlp", raw.layout, raw.action_layout(), 9, [], [8], seed=0)
-
-    vec = VecGames(TOY_ENV, {}, 4, 0)
-    collector = SelfPlayCollector(cfg, vec, factory(), torch.Generator().manual_seed(0), factory)
-    batch, stats = collector.collect(40)
-    assert len(stats.games) >= 8  # whole games were played: no real action was illegal
-    assert (batch.masks[np.arange(len(batch)), batch.actions] == 1).all()
-    # Replaying each finished game's real actions: every stored decision is that position seen
-    # in one of the 8 frames, and its action is the frame's name for the move played.
-    real = []
-    for slot in collector.slots:
-        env = TicTacToeEnv()
-        env.reset(seed=slot.setup.env_seed)
-        for a in slot.net_actions:
-            obs = env.observe(env.agent_selection)
-            real.append((obs["observation"], obs["action_mask"], a))
-            env.step(a)
-    stored = [(batch.obs[i], batch.masks[i], int(batch.actions[i])) for i in range(len(batch))]
-    for slot in collector.slots:
-        stored += [(t.obs, t.mask, t.action) for t in slot.pending.values()]
-    frames_used = set()
-    for obs, mask, a in real:
-        seen = {
-            g
-            for g in range(len(sym))
-            for s_obs, s_mask, s_action in stored
-            if np.array_equal(s_obs, sym.transform_obs(g, obs))
-            and np.array_equal(s_mask, sym.transform_mask(g, mask))
-            and sym.to_env_action(g, s_action) == a
-        }
-        assert seen, "a decision was stored in no frame of the position it was made in"
-        frames_used |= seen
-    assert len(frames_used) > 1  # not only the identity
-    # The option is refused for a game without symmetries.
+def test_symmetry_augmentation_is_refused_for_a_game_without_symmetries() -> None:
+    # (decisions stored in their frame: tests/test_ppo_batched.py)
     with pytest.raises(Exception, match="declares no symmetries"):
-        SelfPlayCollector(
-            PPOConfig(env=ENV, num_envs=1, num_workers=0, symmetry_augmentation=True),
-            VecGames(ENV, {}, 1, 0),
-            factory(),
-            torch.Generator(),
-            factory,
-        )
+        _collector({"self": 1.0}, symmetry_augmentation=True)

@@ -3,7 +3,7 @@
 A checkpoint holds only tensors and plain containers: the resolved config (a dict), the
 network's and optimizer's state dicts, the step counters, the random generators' states
 (torch generator state as a tensor, numpy bit-generator states as JSON strings) and the
-self-play collector's state (see :meth:`SelfPlayCollector.state_dict`).
+self-play collector's state (see :meth:`.batched.BatchedCollector.state_dict`).
 
 Every checkpoint also carries the *observation version* of the environment it was trained on
 (``observation_version``: :func:`tabletop_rl.envs.core.features.observation_version`, named

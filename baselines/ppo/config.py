@@ -80,10 +80,8 @@ class PPOConfig:
     """Games played side by side; each rollout step asks the networks for one decision in every
     game."""
     num_workers: int = 2
-    """Subprocesses that step the games of the slot path and play the evaluations (0: in the
-    training process). Self-play configs (opponents ``self`` and ``pool`` only, no teacher,
-    a game with a compiled batch) step their games on the compiled batch in the training
-    process instead (``baselines/ppo/batched.py``)."""
+    """Subprocesses that play the periodic evaluations (0: in the training process). Training
+    collects on the batch in the training process (``baselines/ppo/batched.py``)."""
     rollout_steps: int = 64
     """Decision rounds over all games per update (the batch is about ``num_envs *
     rollout_steps`` decisions, of which the learner's are trained on)."""

@@ -5,8 +5,9 @@ policy gradient also minimises the cross-entropy of its policy on a teacher's ch
 weight that is annealed away so the student can end up better than its teacher. Here the
 teacher is one of the game's scripted agents or the search ``mcts`` (config key ``teacher``):
 every learner decision is labelled with the actions the teacher rates best in the same position
-(:class:`~.rollout.GameSlot` asks it in the game workers), and :func:`~.ppo.ppo_update` adds
-``teacher_weight(cfg, step)`` times the distillation loss to the PPO loss.
+(:class:`~.batched.BatchedCollector` asks it, in batch where it has a batch form), and
+:func:`~.ppo.ppo_update` adds ``teacher_weight(cfg, step)`` times the distillation loss to the
+PPO loss.
 
 The distillation loss is minus the log-probability the student gives the teacher's best
 actions *together*. A scripted agent breaks ties between equally valued actions at random

@@ -1,8 +1,9 @@
-"""Many games stepped side by side, in subprocess workers or in process.
+"""Many games stepped side by side, in subprocess workers or in process: the matches of
+evaluation (:func:`.evaluate.play_matches`; training collects on the batch, :mod:`.batched`).
 
 A :class:`GameSlot` plays one game at a time on the game's public model. Each game is set up by a
 :class:`GameSetup` (the environment's seed, the scripted agents' seed, and who controls each
-seat). Seats held by scripted agents are played inside the slot, so the training process
+seat). Seats held by scripted agents are played inside the slot, so the driving process
 only sees the decisions that need a network (the learner's or a past snapshot's): after every
 command a slot reports either a :class:`Decision` (which seat acts, its observation and
 mask) or a :class:`GameOver`. Both carry ``rewards``: what reached each seat since the slot's
@@ -14,9 +15,9 @@ Baselines 3's ``SubprocVecEnv``), started by :func:`~tabletop_rl.baselines.worke
 (never forked from the training process, which runs torch): one message per worker per
 round, results in slot order.
 Since every game's randomness comes from its own seeds and the network's actions are chosen
-in the training process, what happens does not depend on the number of workers or on process
+in the driving process, what happens does not depend on the number of workers or on process
 scheduling. A slot's state is therefore its setup plus the network actions of the current
-game, which is all a checkpoint stores: :meth:`GameSlot.replay` rebuilds the game from them.
+game: :meth:`GameSlot.replay` rebuilds the game from them.
 
 >>> from tabletop_rl.baselines.ppo.toy import TicTacToeEnv
 >>> slot = GameSlot(TOY_ENV, {})

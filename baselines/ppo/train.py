@@ -9,22 +9,22 @@ PPO update on the learner's finalised transitions, then logs to TensorBoard (``r
 and CSV (``run_dir/progress.csv``; evaluations in ``run_dir/eval.csv``), adds pool
 snapshots, evaluates and checkpoints on schedule.
 
-Self-play configs (opponents ``self`` and ``pool`` only, no teacher, a game with a compiled
-batch) collect on the compiled batch in the training process (:mod:`.batched`); the others
-on game slots stepped by ``num_workers`` subprocesses (:mod:`.rollout`; :mod:`.batched` says
-why they still need it). A finished run prints where its outputs are and how to use them.
+Every config collects on the batch in the training process (:mod:`.batched`): the compiled
+batch of Liniell, Qwirkle and Qwirkle Cards, scripted opponents and teachers included, and a
+game of one's own (``module:factory``) on its game model. A finished run prints where its
+outputs are and how to use them.
 
 Resuming
 --------
 A checkpoint is written at an update boundary and holds everything the run's future depends
 on: network, optimizer, the torch generator (action sampling, minibatch order), the numpy
-generator (game seeds, opponent draws), the opponent pool, and every running game as its
-setup plus the network's actions so far (replayed on resume) with the learner's pending
-transitions (on the batched path: the compiled games' state itself). Games are seeded
-individually and all network decisions are taken in the training process, so neither the
-number of workers nor process scheduling changes the results: a run killed and resumed from
-its checkpoint continues exactly as the uninterrupted run (same parameters), given the same
-torch build and thread count. What remains nondeterministic: wall-clock timings (steps per
+generator (game seeds, opponent draws), the opponent pool, every running game (the compiled
+games' state itself; for a game stepped on its game model, or one with Python agents, its
+actions since its deal, replayed on resume) and the learner's pending transitions. Games are
+seeded individually and all decisions are taken in the training process, so process
+scheduling does not change the results: a run killed and resumed from its checkpoint
+continues exactly as the uninterrupted run (same parameters), given the same torch build and
+thread count. What remains nondeterministic: wall-clock timings (steps per
 second) and, if ``torch_threads`` differs between runs, floating-point summation order;
 periodic evaluations use their own seeds and do not disturb training. TensorBoard events
 after the checkpoint are appended again on resume (the CSV logs are truncated to the
@@ -32,15 +32,15 @@ checkpoint's update).
 
 Time budgets
 ------------
-``max_minutes`` (wall clock) and ``max_cpu_minutes`` (CPU time of the training process and
-its rollout workers) end a run early, with a final evaluation and checkpoint: on the slot
-path after the update that reaches them; on the batched path within seconds (they are checked
-at every batch step and minibatch step), the update in progress dropped, so the run ends at
-its last update boundary. Evaluations are not counted: the ``time`` and ``cpu_time`` columns
+``max_minutes`` (wall clock) and ``max_cpu_minutes`` (CPU time of the training process) end
+a run early, with a final evaluation and checkpoint, within seconds (they are checked at
+every collection round and minibatch step), the update in progress dropped, so the run ends
+at its last update boundary. Evaluations are not counted: the ``time`` and ``cpu_time`` columns
 of ``progress.csv`` are training time, ``eval_time`` the wall time spent evaluating. Both
 budgets may change on ``--resume``: ``--max_minutes 10`` and then ``--resume --max_minutes
-60`` give the 10-minute and the 60-minute policy of one run. So may ``num_workers`` and the
-checkpoint and evaluation schedule (``checkpoint_every``, ``eval_every``, ``eval_games``), which
+60`` give the 10-minute and the 60-minute policy of one run. So may ``num_workers`` (the
+evaluation's worker processes) and the checkpoint and evaluation schedule (``checkpoint_every``,
+``eval_every``, ``eval_games``), which
 do not change the trained parameters: a long continuation can evaluate less often.
 """
 
@@ -68,7 +68,7 @@ from tabletop_rl.envs.registry import make
 
 from ..agents import agent_names
 from ..arena.agent_specs import check_agent_specs, observation_kwargs, parse_agent_spec
-from .batched import BatchedCollector, is_batched_state, slot_path_reason
+from .batched import BatchedCollector, is_batched_state
 from .checkpoint import (
     CHECKPOINT_NAME,
     VERSION_KEY,
@@ -91,8 +91,7 @@ from .evaluate import agent_available, evaluate_against, format_results
 from .kickstart import teacher_weight
 from .ppo import ppo_update
 from .progress_bar import Budget, BudgetBar
-from .rollout import VecGames
-from .selfplay import RolloutStats, SelfPlayCollector
+from .selfplay import RolloutStats
 from .stopping import BudgetSpent, StopRequest, TrainingStopped
 
 USAGE = "usage: tabletop-rl train CONFIG.yaml [--resume] [--key value ...]"
@@ -239,6 +238,12 @@ def train(
         if not ckpt_file.exists():
             raise ConfigError(f"--resume: no checkpoint in {str(run_dir)!r}")
         state = load_checkpoint(ckpt_file)
+        if not is_batched_state(state["collector"]):
+            raise ConfigError(
+                f"--resume: the checkpoint in {str(run_dir)!r} was collected on the slot path, "
+                "which training no longer has; start a new run (its policy still evaluates "
+                "and exports)"
+            )
         saved = config_from_dict(state["config"])
         check_observation_version(state, saved, f"--resume: the checkpoint in {str(run_dir)!r}")
         changed = [
@@ -285,17 +290,8 @@ def _train(
 
     from torch.utils.tensorboard import SummaryWriter
 
-    batched = slot_path_reason(cfg) is None
-    if state is not None:  # a run continues on the path it was collected on
-        batched = is_batched_state(state["collector"])
-    vec: VecGames | None = None
-    collector: SelfPlayCollector
-    if batched:
-        collector = BatchedCollector(cfg, net, gen, lambda: make_network(cfg))
-    else:
-        vec = VecGames(cfg.env, cfg.env_kwargs, cfg.num_envs, cfg.num_workers)
-        collector = SelfPlayCollector(cfg, vec, net, gen, lambda: make_network(cfg))
-    cpu_time = vec.cpu_time if vec is not None else time.process_time
+    collector = BatchedCollector(cfg, net, gen, lambda: make_network(cfg))
+    cpu_time = time.process_time
     if state is not None:
         net.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
@@ -355,8 +351,7 @@ def _train(
         bar.write(f"the run has already used its time budget at update {update}; nothing to do")
     last_boundary = state if state is not None else boundary(0.0, 0.0)
     saved_update = update if state is not None else -1
-    # the batched path checks the budget inside collection and the update too
-    within = budget_spent if batched else None
+    within = budget_spent  # checked inside collection and the update too
 
     evaluated = -1  # the update last evaluated
 
@@ -405,10 +400,7 @@ def _train(
                     for group in optimizer.param_groups:
                         group["lr"] = lr
                     t0 = time.perf_counter()
-                    if isinstance(collector, BatchedCollector):
-                        batch, stats = collector.collect(cfg.rollout_steps, within)
-                    else:
-                        batch, stats = collector.collect(cfg.rollout_steps)
+                    batch, stats = collector.collect(cfg.rollout_steps, within)
                     t1 = time.perf_counter()
                     if len(batch) == 0:
                         continue
@@ -471,8 +463,6 @@ def _train(
     finally:
         bar.close()
         writer.close()
-        if vec is not None:
-            vec.close()
     if stop.requested is not None and saved_update != int(last_boundary["update"]):
         save_checkpoint(last_boundary, ckpt_file)
     return TrainResult(

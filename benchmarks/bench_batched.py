@@ -24,6 +24,7 @@ factory in ``BATCHES`` and a target in ``TARGETS``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -35,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_rl.envs.core.files import atomic_write_text
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_envs import REFERENCE, Runner, pettingzoo_factory, write_json_atomic
+from bench_envs import REFERENCE, Runner, pettingzoo_factory
 
 TARGETS = {"liniell_v0": 40.0, "qwirkle_v0": 25.0, "qwirkle_cards_v0": 8.0}
 """Batched agent-steps per second (one thread) as a multiple of connect_four_v3's."""
@@ -225,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"({times['warm_start_cpu_s']:.2f} s CPU)"
             )
     if args.json:
-        write_json_atomic(args.json, results)
+        atomic_write_text(args.json, json.dumps(results, indent=2))
     if args.check and failed:
         print(f"missed targets: {failed}", file=sys.stderr)
         return 1

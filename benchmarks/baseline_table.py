@@ -52,7 +52,7 @@ def table_row(game: str, run_dir: Path, eval_file: Path) -> str:
     with open(eval_file, newline="") as f:
         results = {row["opponent"]: row for row in csv.DictReader(f)}
     cells = [
-        f"{float(r['win_rate']):.3f} ({float(r['ci_low']):.3f}-{float(r['ci_high']):.3f})"
+        f"{float(r['win_rate']):.3f} ({float(r['ci_low']):.3f}–{float(r['ci_high']):.3f})"
         if (r := results.get(name))
         else "-"
         for name in OPPONENTS

@@ -142,6 +142,14 @@ ABLATION_CELLS = {
 }
 """The ablation table's cells (from scratch, features, kickstarted, both), under
 ``docs/results/ppo_runs/ablation_current/``."""
+BASELINE_RUNS = {
+    "liniell_v0": "liniell_selfplay10",
+    "qwirkle_cards_v0": "qwirkle_cards_selfplay10",
+    "qwirkle_v0": "qwirkle_selfplay10",
+}
+"""The baseline table's runs (``docs/results/ppo_runs/``): ``configs/<game>_selfplay.yaml``
+for 10 minutes, written by ``benchmarks/baseline_table.py``; a game whose run is not there
+yet has no row."""
 
 
 class FigureMismatch(Exception):
@@ -209,7 +217,11 @@ def check_published_figures(readme: str, results: str) -> None:
             evaluation_cell(evaluation, "greedy"),
             evaluation_cell(evaluation, "heuristic"),
         ]
-        _expect(f"README results, {env}", cells[:3], expected, f"{evaluation} and the arena")
+        baseline = runs / BASELINE_RUNS[env]
+        expected.append(
+            evaluation_cell(baseline / "eval_1000.csv", "greedy") if baseline.is_dir() else "–"
+        )
+        _expect(f"README results, {env}", cells[:4], expected, f"{evaluation} and the arena")
 
     rows = table_rows(results, "| game | training wall clock | CPU-minutes | learner steps |")
     if set(rows) != set(SHIPPED_RUNS):
@@ -221,6 +233,19 @@ def check_published_figures(readme: str, results: str) -> None:
             evaluation_cell(run / "eval_1000.csv", o) for o in ("random", "greedy", "heuristic")
         ]
         _expect(f"results page PPO table, {env}", cells[2:], expected, str(run))
+
+    published = {env: run for env, run in BASELINE_RUNS.items() if (runs / run).is_dir()}
+    rows = table_rows(results, "| game | training wall clock (min) | CPU-minutes |")
+    if set(rows) != set(published):
+        raise FigureMismatch(f"results page baseline table: rows {sorted(rows)}")
+    for env, cells in rows.items():
+        run = runs / published[env]
+        progress = _rows(run / "progress.csv")[-1]
+        expected = [f"{int(progress['global_step']):,}"] + [
+            evaluation_cell(run / "eval_1000.csv", o) for o in ("random", "greedy", "heuristic")
+        ]
+        shown = [cells[2], *cells[4:]]
+        _expect(f"results page baseline table, {env}", shown, expected, str(run))
 
     rows = table_rows(results, "| game | from scratch | features | kickstarted |")
     if set(rows) != set(ABLATION_CELLS):

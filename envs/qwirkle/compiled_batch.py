@@ -504,10 +504,7 @@ class QwirkleBatch(BatchBuffers):
         moves = 1 if seats is None else self.num_players
         for i in np.flatnonzero(self._meta[:, K.UPOS] > UNIFORMS - K.HAND * moves):
             self._refill_uniforms(int(i))
-        if seats is None or bitgens is None:
-            self._run(actions, rows)
-        else:
-            self._run_versus_random(actions, rows, seats, bitgens)
+        self._run(actions, rows, seats, bitgens)
         self._endings[self.terminated & rows] = 1
         self._endings[self.truncated & rows] = 2
 
@@ -552,7 +549,15 @@ class QwirkleBatch(BatchBuffers):
         moves a board window hides: 0, as with the default window in practice)."""
         return {"lost_moves": self._meta[np.arange(self.num_envs), K.LOST + seats].copy()}
 
-    def _run(self, actions: np.ndarray, active: np.ndarray) -> None:
+    def _run(
+        self,
+        actions: np.ndarray,
+        active: np.ndarray,
+        seats: np.ndarray | None = None,
+        bitgens: np.ndarray | None = None,
+    ) -> None:
+        """Step the active games with one compiled call per thread block; with ``seats`` and
+        ``bitgens``, their random opponents move too (:meth:`step_versus_random`)."""
         arrays = (
             self._grid,
             self._fit,
@@ -571,51 +576,22 @@ class QwirkleBatch(BatchBuffers):
             active,
         )
         win = self.reward == "win"
+        kernel: Any = _step_games
+        per_game: tuple[np.ndarray, ...] = ()
+        if seats is not None and bitgens is not None:
+            kernel = _step_games_versus_random
+            per_game = (np.asarray(seats, dtype=np.int64), np.asarray(bitgens, dtype=np.intp))
         if self._pool is None:
-            _step_games(*arrays, win, self._feature_at)
+            kernel(*arrays, win, self._feature_at, *per_game)
             return
         # the compiled step releases the GIL: each thread steps its own block of games
         futures = [
-            self._pool.submit(_step_games, *(a[lo:hi] for a in arrays), win, self._feature_at)
-            for lo, hi in self._blocks
-        ]
-        for future in futures:
-            future.result()
-
-    def _run_versus_random(
-        self, actions: np.ndarray, active: np.ndarray, seats: np.ndarray, bitgens: np.ndarray
-    ) -> None:
-        arrays = (
-            self._grid,
-            self._fit,
-            self._meta,
-            actions,
-            self._uniforms,
-            self.observation,
-            self.action_mask,
-            self.current_player,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.final_observation,
-            self.episode_scores,
-            self._fresh,
-            active,
-        )
-        win = self.reward == "win"
-        seats = np.asarray(seats, dtype=np.int64)
-        bitgens = np.asarray(bitgens, dtype=np.intp)
-        if self._pool is None:
-            _step_games_versus_random(*arrays, win, self._feature_at, seats, bitgens)
-            return
-        futures = [
             self._pool.submit(
-                _step_games_versus_random,
+                kernel,
                 *(a[lo:hi] for a in arrays),
                 win,
                 self._feature_at,
-                seats[lo:hi],
-                bitgens[lo:hi],
+                *(a[lo:hi] for a in per_game),
             )
             for lo, hi in self._blocks
         ]

@@ -143,13 +143,21 @@ ABLATION_CELLS = {
 """The ablation table's cells (from scratch, features, kickstarted, both), under
 ``docs/results/ppo_runs/ablation_current/``."""
 BASELINE_RUNS = {
-    "liniell_v0": "liniell_selfplay10",
-    "qwirkle_cards_v0": "qwirkle_cards_selfplay10",
-    "qwirkle_v0": "qwirkle_selfplay10",
+    10: {
+        "liniell_v0": "liniell_selfplay10",
+        "qwirkle_cards_v0": "qwirkle_cards_selfplay10",
+        "qwirkle_v0": "qwirkle_selfplay10",
+    },
+    60: {
+        "liniell_v0": "liniell_selfplay60",
+        "qwirkle_cards_v0": "qwirkle_cards_selfplay60",
+        "qwirkle_v0": "qwirkle_selfplay60",
+    },
 }
-"""The baseline table's runs (``docs/results/ppo_runs/``): ``configs/<game>_selfplay.yaml``
-for 10 minutes, written by ``benchmarks/baseline_table.py``; a game whose run is not there
-yet has no row."""
+"""The baseline table's runs (``docs/results/ppo_runs/``) by training budget in minutes:
+``configs/<game>_selfplay.yaml`` for that long, written by ``benchmarks/baseline_table.py``;
+a game whose run is not there yet has no row. The README's column shows the 10-minute runs;
+the results page has one table per budget, under a heading ``#### N minutes``."""
 
 
 class FigureMismatch(Exception):
@@ -217,7 +225,7 @@ def check_published_figures(readme: str, results: str) -> None:
             evaluation_cell(evaluation, "greedy"),
             evaluation_cell(evaluation, "heuristic"),
         ]
-        baseline = runs / BASELINE_RUNS[env]
+        baseline = runs / BASELINE_RUNS[10][env]
         expected.append(
             evaluation_cell(baseline / "eval_1000.csv", "greedy") if baseline.is_dir() else "–"
         )
@@ -234,18 +242,29 @@ def check_published_figures(readme: str, results: str) -> None:
         ]
         _expect(f"results page PPO table, {env}", cells[2:], expected, str(run))
 
-    published = {env: run for env, run in BASELINE_RUNS.items() if (runs / run).is_dir()}
-    rows = table_rows(results, "| game | training wall clock (min) | CPU-minutes |")
-    if set(rows) != set(published):
-        raise FigureMismatch(f"results page baseline table: rows {sorted(rows)}")
-    for env, cells in rows.items():
-        run = runs / published[env]
-        progress = _rows(run / "progress.csv")[-1]
-        expected = [f"{int(progress['global_step']):,}"] + [
-            evaluation_cell(run / "eval_1000.csv", o) for o in ("random", "greedy", "heuristic")
-        ]
-        shown = [cells[2], *cells[4:]]
-        _expect(f"results page baseline table, {env}", shown, expected, str(run))
+    for minutes, budget_runs in BASELINE_RUNS.items():
+        published = {env: run for env, run in budget_runs.items() if (runs / run).is_dir()}
+        heading = f"#### {minutes} minutes\n"
+        if not published and heading not in results:
+            continue
+        if heading not in results:
+            raise FigureMismatch(f"results page: no baseline table under {heading.strip()!r}")
+        section = results.split(heading, 1)[1]
+        rows = table_rows(section, "| game | training wall clock (min) | CPU-minutes |")
+        if set(rows) != set(published):
+            raise FigureMismatch(
+                f"results page baseline table, {minutes} minutes: rows {sorted(rows)}"
+            )
+        for env, cells in rows.items():
+            run = runs / published[env]
+            progress = _rows(run / "progress.csv")[-1]
+            expected = [f"{int(progress['global_step']):,}"] + [
+                evaluation_cell(run / "eval_1000.csv", o)
+                for o in ("random", "greedy", "heuristic")
+            ]
+            shown = [cells[2], *cells[4:]]
+            where = f"results page baseline table, {minutes} minutes, {env}"
+            _expect(where, shown, expected, str(run))
 
     rows = table_rows(results, "| game | from scratch | features | kickstarted |")
     if set(rows) != set(ABLATION_CELLS):

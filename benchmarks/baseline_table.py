@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     python = sys.executable
     rows = []
     for game in args.games_list:
-        run_dir = Path(args.out).resolve() / f"{game}_selfplay"
+        run_dir = Path(args.out) / f"{game}_selfplay"  # as given: the run's config records it
         if (run_dir / "checkpoint.pt").exists():
             parser.error(f"{run_dir} already holds a run: choose another --out")
         run(

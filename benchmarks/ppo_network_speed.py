@@ -1,6 +1,7 @@
 """PPO update time of the ``conv`` network against the ``crop`` network on real Qwirkle positions.
 
     python benchmarks/ppo_network_speed.py [--games 8] [--repeats 3] [--config FILE] [--batch N]
+        [--kinds conv crop] [--profile]
 
 Plays two-player Qwirkle games with masked random moves (seeded), keeps every decision's
 observation and action mask, and draws a batch of the size the config's rollout collects
@@ -13,7 +14,9 @@ and the optimiser), and the rollout's forward pass (one decision for each of ``n
 games, no gradient). Times are CPU seconds of this process
 (one thread), which do not depend on what else runs on the machine; medians over
 ``--repeats``; the ratios compare kinds measured in the same run. Also prints the crop sizes
-the positions need.
+the positions need. ``--profile`` then prints where one update of the last kind spends its
+CPU time, by torch operator (the torch profiler's table, sorted by own time), with each
+operator's share.
 """
 
 from __future__ import annotations
@@ -117,6 +120,13 @@ def main(argv: list[str] | None = None) -> int:
         "--batch", type=int, default=0, help="decisions per update (0: the config's rollout)"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--kinds", nargs="+", choices=("conv", "crop"), default=["conv", "crop"],
+        help="network kinds to time",
+    )  # fmt: skip
+    parser.add_argument(
+        "--profile", action="store_true", help="profile one update of the last kind by operator"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     base = load_config(args.config)
@@ -128,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         f"conv_channels {base.conv_channels}, hidden_sizes {base.hidden_sizes}, 1 thread"
     )
     results: dict[str, tuple[float, float, float]] = {}
-    for kind in ("conv", "crop"):
+    update_once: Callable[[], object] | None = None
+    for kind in args.kinds:
         cfg: PPOConfig = dataclasses.replace(base, network=kind, board_head_channels=0)
         net = make_network(cfg)
         if isinstance(net, CropConvActorCritic):
@@ -159,17 +170,24 @@ def main(argv: list[str] | None = None) -> int:
             5 * args.repeats,
         )
         results[kind] = (update, own, forward)
+        update_once = functools.partial(ppo_update, net, optimizer, batch, cfg, gen)
         print(
             f"{kind}: update {update:.3f} CPU-s ({size / update:.0f} learner steps / CPU-s); "
             f"network forward+backward of a {mb}-row minibatch {1000 * own:.0f} CPU-ms "
             f"(x {cfg.update_epochs * cfg.num_minibatches} per update); rollout forward of "
             f"{cfg.num_envs} decisions {1000 * forward:.1f} CPU-ms"
         )
-    (cu, co, cf), (ku, ko, kf) = results["conv"], results["crop"]
-    print(
-        f"crop vs conv: update {cu / ku:.2f}x faster, network forward+backward {co / ko:.2f}x, "
-        f"rollout forward {cf / kf:.2f}x"
-    )
+    if {"conv", "crop"} <= set(results):
+        (cu, co, cf), (ku, ko, kf) = results["conv"], results["crop"]
+        print(
+            f"crop vs conv: update {cu / ku:.2f}x faster, network forward+backward "
+            f"{co / ko:.2f}x, rollout forward {cf / kf:.2f}x"
+        )
+    if args.profile and update_once is not None:
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            update_once()
+        print(f"one update of {args.kinds[-1]!r} by operator:")
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
     return 0
 
 

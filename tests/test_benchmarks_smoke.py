@@ -47,7 +47,15 @@ SMOKE_ARGS: dict[str, list[str]] = {
     "mcts_simulations.py": split(
         "--spec mcts:simulations=4 --positions 1 --warm-up 0 --envs liniell_v0"
     ),
-    "ppo_network_speed.py": ["--config", "{tmp}/tiny.yaml", "--games", "1", "--repeats", "1"],
+    "ppo_network_speed.py": [
+        "--config",
+        "{tmp}/tiny.yaml",
+        "--games",
+        "1",
+        "--repeats",
+        "1",
+        "--profile",
+    ],
     "ppo_batched_throughput.py": split("--games qwirkle_cards --seconds 6"),
     "ppo_throughput.py": ["{tmp}/run"],
     "qwirkle_cards_features.py": split("--games 1 --rounds 1 --repeat 1 --envs 2 --batch-steps 2"),

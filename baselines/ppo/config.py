@@ -72,7 +72,7 @@ class PPOConfig:
     every update, and on the compiled batch also at every batch and minibatch step (the run
     then ends at its last update boundary)."""
     max_cpu_minutes: float = 0.0
-    """Also stop once the training process and its rollout workers have used this many CPU
+    """Also stop once the training process (all its threads) has used this many CPU
     minutes (0: no limit; evaluations do not count): a budget that does not depend on what else
     runs on the machine (10 minutes on 2 cores = 20 CPU minutes). Checked as ``max_minutes``
     is."""

@@ -4,7 +4,7 @@ The figure has two panels: the periodic evaluation's win rate against each scrip
 with its Wilson 95% interval (``eval.csv``), and the training-time win rate of the learner's
 games against each kind of opponent, smoothed (``progress.csv``), both over learner steps, with
 training minutes on the top axis: wall clock (``--clock wall``) or CPU minutes of the training
-process and its rollout workers (``--clock cpu``, the measure that does not depend on what else
+process, all its threads (``--clock cpu``, the measure that does not depend on what else
 ran on the machine). ``--marks 20 120`` draws vertical lines at those minutes (e.g. 10 and 60
 minutes on 2 cores). The PNG is written atomically.
 """

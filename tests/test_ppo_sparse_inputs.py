@@ -1,4 +1,5 @@
-"""The PPO update's observation inputs: sparse rows for a sparse batch, the same function."""
+"""The PPO update's observation inputs: sparse rows for a sparse batch, crops cut from the
+batch for the crop network; the same function as the dense rows."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tabletop_rl.baselines.ppo.networks import (  # noqa: E402
+    CropRows,
     SparseRows,
     TrainingInputs,
     build_network,
@@ -87,3 +89,33 @@ def test_a_dense_batch_stays_dense() -> None:
     assert not inputs.sparse
     index = torch.tensor([5, 1, 9])
     assert torch.equal(inputs.rows(index), obs[index])
+
+
+@pytest.mark.parametrize("action_features", [False, True])
+def test_crop_rows_give_the_dense_rows_outputs_and_gradients(action_features: bool) -> None:
+    """The crop network's minibatches are rows of the batch with their crops found once: its
+    logits, values and every parameter's gradient are those of the copied rows."""
+    kwargs = {"features": True} if action_features else {}
+    obs = _observations("qwirkle_v0", 64, **kwargs)
+    game = make("qwirkle_v0", raw=True, **kwargs)
+    net = build_network(
+        "crop",
+        game.layout,
+        game.action_layout(),
+        game.info.num_actions,
+        [4, 4],
+        [16],
+        seed=0,
+        action_features=action_features,
+    )
+    if action_features:  # a fresh term is 0: give it weights so that it counts
+        with torch.no_grad():
+            net.action_terms.weight.uniform_(0.5, 1.0, generator=torch.Generator().manual_seed(1))
+    inputs = TrainingInputs(net, obs)
+    index = torch.randperm(len(obs), generator=torch.Generator().manual_seed(0))[:24]
+    rows = inputs.rows(index)
+    assert isinstance(rows, CropRows)
+    cropped = _outputs_and_gradients(net, rows)
+    dense = _outputs_and_gradients(net, obs[index])
+    for a, b in zip(cropped, dense, strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)

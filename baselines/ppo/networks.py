@@ -146,18 +146,34 @@ class _SparseLinear(torch.autograd.Function):
         return (ctx.xt @ grad).t(), None, None  # type: ignore[attr-defined]
 
 
+class CropRows:
+    """A minibatch for :class:`CropConvActorCritic`: rows ``index`` of the ``batch`` of raw
+    observations, with every row's input crop (``regions``, :meth:`~CropConvActorCritic.
+    regions`) found once for the whole batch; the network cuts each crop straight from the
+    batch, never copying the minibatch's whole observations."""
+
+    def __init__(self, batch: torch.Tensor, index: torch.Tensor, regions: torch.Tensor) -> None:
+        self.batch, self.index, self.regions = batch, index, regions
+
+
 class TrainingInputs:
     """A batch's observations as ``net`` reads them minibatch by minibatch (:meth:`rows`).
 
     For an :class:`MLPActorCritic` and a batch where fewer than :data:`SPARSE_DENSITY` of the
     entries are nonzero (Liniell's board planes), the nonzero entries are found and scaled
-    once per batch, and each minibatch is handed over as :class:`SparseRows`; otherwise as
-    the dense rows. Either way the network computes the same function (to float rounding).
+    once per batch, and each minibatch is handed over as :class:`SparseRows`. For a
+    :class:`CropConvActorCritic` every row's crop is found once per batch and each minibatch
+    is handed over as :class:`CropRows` (the network cuts the crops from the batch). Otherwise
+    as the dense rows. Either way the network computes the same function (to float rounding).
     """
 
     def __init__(self, net: nn.Module, obs: torch.Tensor) -> None:
         self.obs = obs
         self.sparse = False
+        self.regions: torch.Tensor | None = None
+        if isinstance(net, CropConvActorCritic):
+            self.regions = net.regions(obs)
+            return
         if not isinstance(net, MLPActorCritic) or not len(net.trunk) or obs.numel() == 0:
             return
         nonzero = obs.nonzero()
@@ -172,8 +188,10 @@ class TrainingInputs:
         # a stable sort by column of a minibatch's entries; int16 keys sort by radix
         self.key_dtype = torch.int16 if obs.shape[1] <= torch.iinfo(torch.int16).max else None
 
-    def rows(self, index: torch.Tensor) -> torch.Tensor | SparseRows:
+    def rows(self, index: torch.Tensor) -> torch.Tensor | SparseRows | CropRows:
         """The observations of rows ``index``, as the network takes them."""
+        if self.regions is not None:
+            return CropRows(self.obs, index, self.regions)
         if not self.sparse:
             return self.obs[index]
         size, width = len(index), self.obs.shape[1]
@@ -374,9 +392,9 @@ class CropConvActorCritic(ConvActorCritic):
     def _view_regions(self, views: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
         """``(batch, 4)`` int64 rows ``top, bottom, left, right`` (inclusive) of each input
         crop."""
-        occupied = views[0][0].abs().amax(dim=1) > 0
+        occupied = (views[0][0] != 0).any(dim=1)
         for view, _ in views[1:]:
-            occupied |= view.abs().amax(dim=1) > 0
+            occupied |= (view != 0).any(dim=1)
         height, width = occupied.shape[1:]
         rows, cols = occupied.any(dim=2), occupied.any(dim=1)
         empty = ~rows.any(dim=1)
@@ -425,13 +443,19 @@ class CropConvActorCritic(ConvActorCritic):
             j = i
         return groups
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, obs: torch.Tensor | CropRows) -> tuple[torch.Tensor, torch.Tensor]:
         assert self.conv is not None and self.board is not None
         height, width = self.board
-        views = self._views(obs)
-        regions = self._view_regions(views)
-        batch = obs.shape[0]
-        pooled = obs.new_zeros(batch, 2 * self.features)
+        if isinstance(obs, CropRows):  # rows of a larger batch, their regions already found
+            source, source_rows = obs.batch, obs.index
+            views = self._views(source)
+            regions = obs.regions[source_rows]
+        else:
+            source, source_rows = obs, None
+            views = self._views(source)
+            regions = self._view_regions(views)
+        batch = regions.shape[0]
+        pooled = source.new_zeros(batch, 2 * self.features)
         crops = []  # per bucket: sample indices, window cells, which are scored, fmap
         for idx in self._buckets(regions):
             reg = regions[idx]
@@ -441,7 +465,8 @@ class CropConvActorCritic(ConvActorCritic):
             cols = (reg[:, 2:3] + torch.arange(w))[:, None, :]  # (n, 1, w)
             inside = (rows <= reg[:, 1, None, None]) & (cols <= reg[:, 3, None, None])
             in_window = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
-            at = (idx[:, None, None], rows.clamp(0, height - 1), cols.clamp(0, width - 1))
+            src = idx if source_rows is None else source_rows[idx]
+            at = (src[:, None, None], rows.clamp(0, height - 1), cols.clamp(0, width - 1))
             # Advanced indices around the planes' slice put the planes last: (n, h, w, planes).
             image = torch.cat([v[at[0], :, at[1], at[2]] * s for v, s in views], dim=3)
             fmap = (image * in_window[..., None]).permute(0, 3, 1, 2)
@@ -466,8 +491,11 @@ class CropConvActorCritic(ConvActorCritic):
             )
         parts = [pooled]
         if self.vector_mlp is not None:
-            vector = obs.index_select(1, self.vector_idx) * self.scale[self.vector_idx]
-            parts.append(self.vector_mlp(vector))
+            if source_rows is None:
+                vector = source.index_select(1, self.vector_idx)
+            else:
+                vector = source[source_rows[:, None], self.vector_idx]
+            parts.append(self.vector_mlp(vector * self.scale[self.vector_idx]))
         h = self.trunk(torch.cat(parts, dim=1))
         # Every head's scores go into the logits in one scatter (one gather backward).
         samples: list[torch.Tensor] = []
@@ -498,9 +526,12 @@ class CropConvActorCritic(ConvActorCritic):
                 samples.append(sample[shown].flatten())
                 columns.append(flat[shown].flatten() + offset)
                 values.append(scored[shown].flatten())
-        base = obs.new_full((batch, self.num_actions), OUTSIDE_LOGIT)
+        base = source.new_full((batch, self.num_actions), OUTSIDE_LOGIT)
         logits = base.index_put((torch.cat(samples), torch.cat(columns)), torch.cat(values))
-        return _with_action_terms(logits, self.action_terms, obs), self.value(h).squeeze(-1)
+        if self.action_terms is not None:
+            raw = source if source_rows is None else source[source_rows]
+            logits = _with_action_terms(logits, self.action_terms, raw)
+        return logits, self.value(h).squeeze(-1)
 
 
 def _with_action_terms(

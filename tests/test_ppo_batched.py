@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -38,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
-command_line = importlib.import_module("cli_runner").command_line
+cli_process = importlib.import_module("cli_runner").cli_process
 
 TOY = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 CARDS = str(ROOT / "configs" / "qwirkle_cards_selfplay.yaml")
@@ -323,14 +322,7 @@ def test_a_time_budget_stops_the_run_inside_collection(
 def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     args = ["train", CARDS, *TINY, "--total_steps", "100000000", "--run_dir", str(run_dir)]
-    proc = subprocess.Popen(
-        command_line(args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
+    with cli_process(args) as proc:
         deadline = time.monotonic() + 180
         progress = run_dir / "progress.csv"
         while proc.poll() is None and (
@@ -342,10 +334,6 @@ def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:
         os.killpg(proc.pid, signal.SIGINT)
         _out, err = proc.communicate(timeout=30)
         stopped_after = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert proc.returncode == 128 + signal.SIGINT, err
     assert stopped_after < 15
     state = load_checkpoint(run_dir)

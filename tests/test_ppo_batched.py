@@ -21,12 +21,10 @@ from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.batched import BatchedCollector  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
     load_checkpoint,
-    make_network,
     save_checkpoint,
 )
 from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     apply_overrides,
-    config_from_dict,
     load_config,
 )
 from tabletop_rl.baselines.ppo.rollout import LEARNER  # noqa: E402
@@ -38,6 +36,7 @@ TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 cli_process = importlib.import_module("cli_runner").cli_process
+_collector = importlib.import_module("collectors").make_collector
 
 TOY = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 CARDS = str(ROOT / "configs" / "qwirkle_cards_selfplay.yaml")
@@ -50,24 +49,6 @@ TINY += ["--max_minutes", "0", "--num_workers", "0"]
 
 
 # --------------------------------------------------------------- transitions
-def _collector(env: str, env_kwargs: dict[str, Any], **cfg: Any) -> BatchedCollector:
-    config = config_from_dict(
-        {
-            "env": env,
-            "env_kwargs": env_kwargs,
-            "opponents": {"self": 1.0},
-            "network": "mlp",
-            "hidden_sizes": [8],
-            "num_envs": 3,
-            **cfg,
-        }
-    )
-    torch.manual_seed(0)
-    return BatchedCollector(
-        config, make_network(config), torch.Generator().manual_seed(0), lambda: make_network(config)
-    )
-
-
 def _deal(setup: Any) -> tuple[int, tuple[str, ...]]:
     """A game's deal as the reference replays it: its ``env_seed`` and who plays each seat."""
     return setup.env_seed, tuple(setup.controllers)
@@ -366,9 +347,10 @@ def test_a_value_teachers_labels_are_its_best_choices_computed_in_batch() -> Non
     labelled = 0
     for k in range(len(batch)):
         obs = {"observation": batch.obs[k], "action_mask": batch.masks[k]}
-        expected = best_choices(teacher, obs)  # what the slot path's GameSlot labels
+        expected = best_choices(teacher, obs)  # what the teacher names, asked by itself
         got = tuple(int(a) for a in batch.teacher_actions[k] if a >= 0)
         assert got == expected, k
+        assert all(batch.masks[k][a] for a in got), k  # legal
         labelled += bool(got)
     assert labelled == len(batch) > 0
 

@@ -398,6 +398,24 @@ def test_python_agents_play_the_slot_paths_games_and_resume_exactly() -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
+def test_qwirkles_python_agents_replay_their_games_on_resume() -> None:
+    """Qwirkle's greedy and heuristic are asked game by game on a copy of the game; resuming
+    replays their games on the game model, where they must play as they played (the
+    compiled model's views follow the views built before from the same state)."""
+    settings = {"opponents": {"greedy": 1.0}, "teacher": "heuristic", "num_envs": 2}
+    collector = _collector("qwirkle_v0", {"reward": "score"}, **settings)
+    assert collector.forms[0] is None and collector.teacher_form is None
+    collector.collect(20)
+    restored = _collector("qwirkle_v0", {"reward": "score"}, **settings)
+    restored.gen.set_state(collector.gen.get_state())
+    restored.load_state_dict(collector.state_dict())
+    a, _ = collector.collect(10)
+    b, _ = restored.collect(10)
+    assert len(a) == len(b) > 0
+    for name in ("obs", "masks", "actions", "rewards", "dones", "teacher_actions"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
 def test_a_game_of_ones_own_collects_on_its_model_and_resumes_exactly() -> None:
     """A ``module:factory`` game is stepped on its game model, which cannot save its games:
     a checkpoint holds each game's actions since its deal, and a restored collector plays

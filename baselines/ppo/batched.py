@@ -14,7 +14,9 @@ whose results are logged; ``self`` fills a seat with the learner, ``pool`` with 
 scripted agent's name with that agent), and every game is dealt from its setup's
 ``env_seed``, its scripted agents drawing from ``default_rng(agent_seed)``, as a
 :class:`~.rollout.GameSlot` (evaluation's games) deals and seeds them: given the learner's
-actions, a game here is a GameSlot's game.
+actions, a game here is a GameSlot's game (but with Qwirkle's greedy, heuristic or mcts,
+whose ties follow the views built before from the same state: here every view is built on a
+new copy of the game).
 
 Scripted opponents and teachers:
 
@@ -267,13 +269,16 @@ class BatchedCollector(SelfPlayCollector):
         self.replays[i] = [] if python or not self.saves_games else None
 
     def _view(self, agent: Any, i: int, seat: int, state: Any = None) -> Any:
-        """What a Python ``agent`` sees to decide for ``seat`` in game ``i`` (the game
-        model's state is built from the batch only where the agent reads it)."""
+        """What a Python ``agent`` sees to decide for ``seat`` in game ``i``, or in ``state``
+        (a replay's): always built on a new copy of the game, made only where the agent reads
+        it. A copy in a replay too, so that the agent sees what it saw: Qwirkle's compiled
+        model builds a view's board on the boards of the views taken before from the same
+        state, and the order of its anchors, which the ties of its greedy, heuristic and mcts
+        follow, depends on that history."""
         if not (getattr(agent, "needs_simulator", False) or getattr(agent, "needs_view", True)):
             return None
-        if state is None:
-            state = self.games.state(i)
-        return agent_view(agent, self.games.model, state, seat, self.cfg.env)
+        copy = self.games.state(i) if state is None else self.games.model.copy(state)
+        return agent_view(agent, self.games.model, copy, seat, self.cfg.env)
 
     def _python_labels(self, teacher: Any, obs: dict[str, np.ndarray], view: Any) -> list[int]:
         """A Python teacher's best actions (:func:`~..agents.base.best_choices`), none where

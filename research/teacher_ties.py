@@ -19,7 +19,8 @@ import numpy as np
 
 from tabletop_rl.baselines.agents import make_agent
 from tabletop_rl.baselines.agents.base import Teacher
-from tabletop_rl.baselines.ppo.rollout import Decision, GameSetup, GameSlot
+from tabletop_rl.envs import make
+from tabletop_rl.envs.core.simulator import agent_view
 
 
 def main() -> None:
@@ -27,18 +28,24 @@ def main() -> None:
     parser.add_argument("env", nargs="?", default="liniell_v0")
     parser.add_argument("--games", type=int, default=15)
     args = parser.parse_args()
-    slot = GameSlot(args.env, {"num_players": 2})
+    model = make(args.env, raw=True, num_players=2).model
     teacher = make_agent("heuristic", args.env, np.random.default_rng(0))
     if not isinstance(teacher, Teacher):
         parser.error(f"the {args.env} heuristic cannot name its tied actions (no best_actions)")
     ties: list[int] = []
-    for game in range(args.games):
-        report = slot.reset(GameSetup(game, game + 1, ("learner", "random")))
-        while isinstance(report, Decision):
-            obs = {"observation": report.obs, "action_mask": report.mask}
-            view = slot.model.public_view(slot.state, report.seat)
-            ties.append(len(teacher.best_actions(obs, view)))
-            report = slot.act(teacher.act(obs, view))
+    for game in range(args.games):  # the heuristic in seat 0, random in seat 1
+        state = model.new_state(np.random.default_rng(game))
+        opponent = make_agent("random", args.env, np.random.default_rng(game + 1))
+        while not model.is_over(state):
+            seat = model.current_player(state)
+            mask = model.legal_mask(state)
+            obs = {"observation": model.observe(state, seat), "action_mask": mask}
+            if seat == 0:
+                view = model.public_view(state, seat)
+                ties.append(len(teacher.best_actions(obs, view)))
+                model.step(state, teacher.act(obs, view))
+            else:  # what an agent is handed to decide (random: no view)
+                model.step(state, opponent.act(obs, agent_view(opponent, model, state, seat)))
     t = np.array(ties)
     print(
         f"{args.env}: {len(t)} decisions of the heuristic; several best actions at "

@@ -5,9 +5,12 @@ Tests import this module after putting ``tests/`` on ``sys.path``.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 COMMAND = Path(sys.executable).with_name("tabletop-rl")
@@ -44,3 +47,24 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+
+
+@contextmanager
+def cli_process(args: Sequence[str]) -> Iterator[subprocess.Popen[str]]:
+    """``tabletop-rl ARGS`` started in a process group of its own (as a terminal's foreground
+    job: ``os.killpg(proc.pid, SIGINT)`` is a Ctrl-C), its output piped; when the block ends
+    with the command still running, its whole group is killed, so that no worker process it
+    started outlives the test."""
+    proc = subprocess.Popen(
+        command_line(args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()

@@ -127,22 +127,6 @@ def test_an_observation_without_features_is_refused() -> None:
         agent.act(env.observe(env.agent_selection))
 
 
-def test_a_value_teacher_labels_every_decision_legally() -> None:
-    pytest.importorskip("torch")
-    from tabletop_rl.baselines.ppo.rollout import Decision, GameSetup, GameSlot
-
-    slot = GameSlot("liniell_v0", {"num_players": 2, "features": True})
-    rng = np.random.default_rng(2)
-    report = slot.reset(GameSetup(3, 4, ("learner", "greedy"), teacher=SPECS["liniell_v0"]))
-    labelled = 0
-    while isinstance(report, Decision):
-        assert report.teacher_actions, "a value teacher rates every decision"
-        assert all(report.mask[a] for a in report.teacher_actions)
-        labelled += 1
-        report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
-    assert labelled > 10
-
-
 def test_training_refuses_a_value_teacher_without_features(
     tmp_path, capsys: pytest.CaptureFixture[str]
 ) -> None:

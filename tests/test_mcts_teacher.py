@@ -4,7 +4,10 @@ nothing once the learner leaves the turn it planned."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,50 +15,68 @@ import pytest
 from tabletop_rl.baselines.agents.mcts import MCTSAgent
 from tabletop_rl.baselines.agents.turns import turn_model_class
 from tabletop_rl.baselines.arena.agent_specs import resolve_agent
-from tabletop_rl.baselines.ppo.rollout import Decision, GameSetup, GameSlot
 from tabletop_rl.envs import make
 from tabletop_rl.envs.core.features import FeatureModel
 from tabletop_rl.envs.core.simulator import agent_view
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+collectors = importlib.import_module("collectors")
 
 SMOKE = str(Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml")
 TEACHER = "mcts:simulations=6"
 """A cheap search: what is checked is where its labels come from, not its strength."""
 
 
-def _mcts_moves(env_name: str, setup: GameSetup, count: int) -> list[int]:
-    """The first ``count`` moves of seat 0 in the game the teacher plays itself there (with the
-    generator the slot gives it) against the slot's scripted opponent in seat 1."""
-    model = make(env_name, raw=True, num_players=2, features=True).model
-    state = model.new_state(np.random.default_rng(setup.env_seed))
-    teacher = resolve_agent(TEACHER, env_name, np.random.default_rng([setup.agent_seed, 1]))
-    opponent = resolve_agent(
-        setup.controllers[1], env_name, np.random.default_rng(setup.agent_seed)
+def _taught(env_name: str, teacher_plays: float, env_kwargs: dict[str, Any]) -> Any:
+    """A collector of one game of the learner, taught by :data:`TEACHER`, against greedy;
+    ``teacher_plays`` of its decisions play one of the teacher's labels."""
+    pytest.importorskip("torch")
+    settings = {"teacher": TEACHER, "teacher_plays": teacher_plays, "pg_coef": 0.0}
+    return collectors.make_collector(
+        env_name,
+        {"num_players": 2, **env_kwargs},
+        opponents={"greedy": 1.0},
+        num_envs=1,
+        **settings,
     )
-    moves: list[int] = []
-    while len(moves) < count and not model.is_over(state):
-        seat = model.current_player(state)
-        agent = teacher if seat == 0 else opponent
-        obs = {"observation": model.observe(state, seat), "action_mask": model.legal_mask(state)}
-        action = int(agent.act(obs, agent_view(agent, model, state, seat, env_name)))
-        if seat == 0:
-            moves.append(action)
-        model.step(state, action)
-    return moves
 
 
-@pytest.mark.parametrize("env_name", ["qwirkle_v0", "qwirkle_cards_v0", "liniell_v0"])
-def test_a_learner_that_follows_the_mcts_teacher_plays_mcts_own_game(env_name: str) -> None:
-    """The first label is the move the search would play: the learner that plays it,
-    decision after decision, plays the game MCTS plays from the same seeds."""
-    setup = GameSetup(21, 22, ("learner", "greedy"), teacher=TEACHER)
-    slot = GameSlot(env_name, {"num_players": 2, "features": True})
-    report = slot.reset(setup)
-    labels: list[int] = []
-    while isinstance(report, Decision) and len(labels) < 24:
-        assert report.teacher_actions
-        labels.append(report.teacher_actions[0])
-        report = slot.act(report.teacher_actions[0])
-    assert labels == _mcts_moves(env_name, setup, len(labels))
+@pytest.mark.parametrize(
+    ("env_name", "rounds"), [("qwirkle_v0", 24), ("qwirkle_cards_v0", 24), ("liniell_v0", 8)]
+)
+def test_a_learner_that_follows_the_mcts_teacher_plays_mcts_own_game(
+    env_name: str, rounds: int
+) -> None:
+    """The labels are the moves the search would play: a learner that plays one of them at
+    every decision plays, turn by turn, the game MCTS plays in its seat from the same seeds
+    (the order of a turn's parts is not the search's choice)."""
+    collector = _taught(env_name, 1.0, {"features": True})
+    collector.collect(rounds)
+    model, setup = collector.games.model, collector.slots[0].setup
+    learner = collector.slots[0].primary
+    # MCTS's own game, beside the learner's: the search decides in the learner's seat (with
+    # the generator the collector gives the teacher), the other seat plays what the
+    # opponent played in the learner's game
+    search = resolve_agent(TEACHER, env_name, np.random.default_rng([setup.agent_seed, 1]))
+    taught = model.new_state(np.random.default_rng(setup.env_seed))
+    own = model.new_state(np.random.default_rng(setup.env_seed))
+    turns, last = 0, -1
+    for k, a in enumerate(collector.replays[0]):
+        seat = model.current_player(own)
+        if seat != last:  # a turn starts: the same position in both games
+            assert model.current_player(taught) == seat, f"action {k}"
+            assert np.array_equal(model.observe(taught, seat), model.observe(own, seat)), k
+            turns += 1
+        last = seat
+        model.step(taught, a)
+        if seat == learner:
+            obs = {"observation": model.observe(own, seat), "action_mask": model.legal_mask(own)}
+            # the collector hands its Python agents a copy of the game (VectorGames.state)
+            a = int(search.act(obs, agent_view(search, model, model.copy(own), seat, env_name)))
+        model.step(own, a)
+    assert turns >= 6
 
 
 @pytest.mark.parametrize("env_name", ["qwirkle_v0", "qwirkle_cards_v0"])
@@ -63,44 +84,37 @@ def test_the_mcts_teacher_labels_every_order_of_the_turn_it_chose(env_name: str)
     """The order of a turn's tiles (or Qwirkles and cards) is not the search's choice: a
     learner that plays any label at every decision completes the searched turn, labelled
     throughout."""
-    slot = GameSlot(env_name, {"num_players": 2})
-    report = slot.reset(GameSetup(7, 8, ("learner", "greedy"), teacher=TEACHER))
-    rng = np.random.default_rng(0)
-    decisions = several = 0
-    while isinstance(report, Decision) and decisions < 60:
-        labels = report.teacher_actions
-        assert labels and all(report.mask[a] for a in labels), labels
-        assert len(set(labels)) == len(labels)
-        decisions += 1
-        several += len(labels) > 1
-        report = slot.act(int(labels[rng.integers(len(labels))]))
-    assert several >= 5, several
+    collector = _taught(env_name, 1.0, {})
+    batch, _ = collector.collect(60)
+    decisions = collectors.learner_decisions(collector, batch)
+    for d in decisions:
+        assert d.labels and all(d.mask[a] for a in d.labels), d.labels
+        assert d.action in d.labels
+    assert len(decisions) >= 50
+    assert sum(len(d.labels) > 1 for d in decisions) >= 5
 
 
 def test_the_mcts_teacher_stays_silent_once_the_learner_leaves_its_planned_turn() -> None:
+    """A learner that plays its own action now and then leaves the searched turn: the rest of
+    that turn has no label, and the search plans again at the next turn."""
     turns = turn_model_class("qwirkle_v0")()
-    slot = GameSlot("qwirkle_v0", {"num_players": 2})
-    report = slot.reset(GameSetup(5, 6, ("learner", "greedy"), teacher=TEACHER))
-    left, planned_again = False, 0
-    while isinstance(report, Decision) and planned_again < 3:
-        starting = not turns.turn_started(slot.model.public_view(slot.state, report.seat))
-        assert report.teacher_actions or not starting  # a turn start has its labels
-        others = [int(a) for a in np.flatnonzero(report.mask) if a not in report.teacher_actions]
-        if starting and left:
-            planned_again += 1
-        if starting and not left and len(others) > 1:
-            report = slot.act(others[0])  # not the planned sub-action
-            left = True
-            while isinstance(report, Decision) and report.mask.sum() > 1:
-                if turns.turn_started(slot.model.public_view(slot.state, report.seat)):
-                    assert report.teacher_actions == ()  # the rest of that turn: no label
-                else:
-                    break
-                report = slot.act(int(np.flatnonzero(report.mask)[-1]))
-            continue
-        label = report.teacher_actions
-        report = slot.act(label[0] if label else int(np.flatnonzero(report.mask)[0]))
-    assert left and planned_again == 3
+    collector = _taught("qwirkle_v0", 0.5, {})
+    batch, _ = collector.collect(50)
+    left = silent = planned_again = 0
+    outside = False  # the learner left the turn it is in
+    for d in collectors.learner_decisions(collector, batch):
+        starting = not turns.turn_started(collector.games.model.public_view(d.state, d.seat))
+        if starting:
+            assert d.labels  # a turn start has its labels
+            planned_again += left > 0
+            outside = False
+        elif outside:
+            assert d.labels == ()  # the rest of that turn: no label
+            silent += 1
+        if not outside and d.action not in d.labels:
+            outside = True
+            left += 1
+    assert left >= 3 and silent >= 3 and planned_again >= 3, (left, silent, planned_again)
 
 
 def test_a_search_agent_simulates_the_rules_without_observation_features() -> None:

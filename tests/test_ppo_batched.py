@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -22,12 +21,10 @@ from tabletop_rl.baselines.ppo.agent import load_ppo_agent  # noqa: E402
 from tabletop_rl.baselines.ppo.batched import BatchedCollector  # noqa: E402
 from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
     load_checkpoint,
-    make_network,
     save_checkpoint,
 )
 from tabletop_rl.baselines.ppo.config import (  # noqa: E402
     apply_overrides,
-    config_from_dict,
     load_config,
 )
 from tabletop_rl.baselines.ppo.rollout import LEARNER  # noqa: E402
@@ -38,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
-command_line = importlib.import_module("cli_runner").command_line
+cli_process = importlib.import_module("cli_runner").cli_process
+_collector = importlib.import_module("collectors").make_collector
 
 TOY = "tabletop_rl.baselines.ppo.toy:TicTacToeEnv"
 CARDS = str(ROOT / "configs" / "qwirkle_cards_selfplay.yaml")
@@ -51,24 +49,6 @@ TINY += ["--max_minutes", "0", "--num_workers", "0"]
 
 
 # --------------------------------------------------------------- transitions
-def _collector(env: str, env_kwargs: dict[str, Any], **cfg: Any) -> BatchedCollector:
-    config = config_from_dict(
-        {
-            "env": env,
-            "env_kwargs": env_kwargs,
-            "opponents": {"self": 1.0},
-            "network": "mlp",
-            "hidden_sizes": [8],
-            "num_envs": 3,
-            **cfg,
-        }
-    )
-    torch.manual_seed(0)
-    return BatchedCollector(
-        config, make_network(config), torch.Generator().manual_seed(0), lambda: make_network(config)
-    )
-
-
 def _deal(setup: Any) -> tuple[int, tuple[str, ...]]:
     """A game's deal as the reference replays it: its ``env_seed`` and who plays each seat."""
     return setup.env_seed, tuple(setup.controllers)
@@ -323,14 +303,7 @@ def test_a_time_budget_stops_the_run_inside_collection(
 def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     args = ["train", CARDS, *TINY, "--total_steps", "100000000", "--run_dir", str(run_dir)]
-    proc = subprocess.Popen(
-        command_line(args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
+    with cli_process(args) as proc:
         deadline = time.monotonic() + 180
         progress = run_dir / "progress.csv"
         while proc.poll() is None and (
@@ -342,10 +315,6 @@ def test_ctrl_c_stops_a_batched_run_with_a_checkpoint(tmp_path: Path) -> None:
         os.killpg(proc.pid, signal.SIGINT)
         _out, err = proc.communicate(timeout=30)
         stopped_after = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert proc.returncode == 128 + signal.SIGINT, err
     assert stopped_after < 15
     state = load_checkpoint(run_dir)
@@ -378,9 +347,10 @@ def test_a_value_teachers_labels_are_its_best_choices_computed_in_batch() -> Non
     labelled = 0
     for k in range(len(batch)):
         obs = {"observation": batch.obs[k], "action_mask": batch.masks[k]}
-        expected = best_choices(teacher, obs)  # what the slot path's GameSlot labels
+        expected = best_choices(teacher, obs)  # what the teacher names, asked by itself
         got = tuple(int(a) for a in batch.teacher_actions[k] if a >= 0)
         assert got == expected, k
+        assert all(batch.masks[k][a] for a in got), k  # legal
         labelled += bool(got)
     assert labelled == len(batch) > 0
 
@@ -423,6 +393,24 @@ def test_python_agents_play_the_slot_paths_games_and_resume_exactly() -> None:
     restored.load_state_dict(saved)
     a, _ = collector.collect(30)
     b, _ = restored.collect(30)
+    assert len(a) == len(b) > 0
+    for name in ("obs", "masks", "actions", "rewards", "dones", "teacher_actions"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_qwirkles_python_agents_replay_their_games_on_resume() -> None:
+    """Qwirkle's greedy and heuristic are asked game by game on a copy of the game; resuming
+    replays their games on the game model, where they must play as they played (the
+    compiled model's views follow the views built before from the same state)."""
+    settings = {"opponents": {"greedy": 1.0}, "teacher": "heuristic", "num_envs": 2}
+    collector = _collector("qwirkle_v0", {"reward": "score"}, **settings)
+    assert collector.forms[0] is None and collector.teacher_form is None
+    collector.collect(20)
+    restored = _collector("qwirkle_v0", {"reward": "score"}, **settings)
+    restored.gen.set_state(collector.gen.get_state())
+    restored.load_state_dict(collector.state_dict())
+    a, _ = collector.collect(10)
+    b, _ = restored.collect(10)
     assert len(a) == len(b) > 0
     for name in ("obs", "masks", "actions", "rewards", "dones", "teacher_actions"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name

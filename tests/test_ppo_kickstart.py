@@ -4,6 +4,8 @@ command, starting PPO from a checkpoint, and resuming a kickstarted run."""
 from __future__ import annotations
 
 import csv
+import importlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,11 +22,15 @@ from tabletop_rl.baselines.ppo.checkpoint import (  # noqa: E402
     make_network,
 )
 from tabletop_rl.baselines.ppo.config import apply_overrides, load_config  # noqa: E402
-from tabletop_rl.baselines.ppo.rollout import TOY_ENV, Decision, GameSetup, GameSlot  # noqa: E402
+from tabletop_rl.baselines.ppo.rollout import TOY_ENV  # noqa: E402
 from tabletop_rl.baselines.ppo.toy import TicTacToeModel  # noqa: E402
 from tabletop_rl.envs.errors import ConfigError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+make_collector = importlib.import_module("collectors").make_collector
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 TOY = [
     "--env",
@@ -67,24 +73,33 @@ def _held_positions(count: int, seed: int) -> list[dict]:
     return out[:count]
 
 
-def test_a_slot_labels_only_learner_decisions_with_the_teachers_choice() -> None:
-    slot = GameSlot(TOY_ENV, {})
+def _board(obs: np.ndarray) -> np.ndarray:
+    """The tic-tac-toe board (-1 empty, else the seat that marked it) of a seat's
+    observation: its own marks, the opponent's, and the number of marks (the seat to move is
+    their parity)."""
+    board = obs[:18].reshape(2, 9)
+    seat = round(float(obs[18]) * 9) % 2
+    return np.where(board[0] > 0, seat, np.where(board[1] > 0, 1 - seat, -1))
+
+
+def test_the_teacher_labels_every_learner_decision_with_its_choice() -> None:
+    """Every learner decision, in every seat the learner holds, is labelled with what the
+    teacher plays there; a snapshot of the pool plays its seats unlabelled (no transition),
+    and a run without a teacher has no labels."""
+    settings = {"opponents": {"self": 1.0, "pool": 1.0, "random": 1.0}, "num_envs": 8}
+    collector = make_collector(TOY_ENV, {}, teacher="tactics", **settings)
+    collector.add_snapshot()
     teacher = make_agent("tactics", TOY_ENV, np.random.default_rng(0))
-    report = slot.reset(GameSetup(3, 4, ("learner", "pool:0"), teacher="tactics"))
-    labelled = unlabelled = 0
-    while isinstance(report, Decision):
-        view = slot.model.public_view(slot.state, report.seat)
-        if report.seat == 0:
-            obs = {"observation": report.obs, "action_mask": report.mask}
-            assert report.teacher_actions == (teacher.act(obs, view),)
-            labelled += 1
-        else:
-            assert report.teacher_actions == ()  # a past snapshot's seat: no label
-            unlabelled += 1
-        report = slot.act(int(np.flatnonzero(report.mask)[-1]))
-    assert labelled and unlabelled
-    report = slot.reset(GameSetup(3, 4, ("learner", "random")))  # no teacher: no labels
-    assert isinstance(report, Decision) and report.teacher_actions == ()
+    batch, stats = collector.collect(20)
+    assert {"self", "pool", "random"} <= {key for key, *_ in stats.games}
+    assert len(batch) == stats.decisions - collector.p_has.sum()  # the learner's alone
+    for k in range(len(batch)):
+        obs = {"observation": batch.obs[k], "action_mask": batch.masks[k]}
+        expected = teacher.act(obs, _board(batch.obs[k]))
+        assert batch.teacher_actions[k].tolist() == [expected], k
+    untaught = make_collector(TOY_ENV, {}, **settings)
+    batch, _ = untaught.collect(10)
+    assert len(batch) > 0 and (batch.teacher_actions == -1).all()
 
 
 @pytest.mark.parametrize("target", ["any", "likeliest"])
@@ -192,23 +207,23 @@ def test_an_unknown_teacher_and_clone_without_one_fail_with_one_line(
 
 
 @pytest.mark.parametrize("env_name", ["liniell_v0", "qwirkle_v0", "qwirkle_cards_v0"])
-def test_the_heuristic_teachers_label_a_random_learners_games_legally(env_name: str) -> None:
+def test_the_heuristic_teachers_label_a_learners_games_legally(env_name: str) -> None:
     """The teacher never gives an illegal label; the Qwirkle and Qwirkle Cards heuristics
     continue whatever partial turn the learner made, so they label every decision."""
-    slot = GameSlot(env_name, {"num_players": 2})
-    rng = np.random.default_rng(5)
-    report = slot.reset(GameSetup(11, 12, ("learner", "greedy"), teacher="heuristic"))
-    labels = []
-    while isinstance(report, Decision):
-        assert all(report.mask[a] for a in report.teacher_actions), report.teacher_actions
-        assert len(set(report.teacher_actions)) == len(report.teacher_actions)
-        labels.append(report.teacher_actions)
-        report = slot.act(int(rng.choice(np.flatnonzero(report.mask))))
+    collector = make_collector(
+        env_name, {"num_players": 2}, opponents={"greedy": 1.0}, teacher="heuristic"
+    )
+    assert collector.teacher_form is None  # asked game by game
+    batch, _ = collector.collect(30)
+    labels = [[a for a in row if a >= 0] for row in batch.teacher_actions.tolist()]
+    for k, best in enumerate(labels):
+        assert all(batch.masks[k][a] for a in best), (k, best)
     if env_name == "liniell_v0":
         assert sum(bool(best) for best in labels) >= len(labels) // 3
     else:
-        unlabelled = [i for i, best in enumerate(labels) if not best]
-        assert not unlabelled, f"decisions {unlabelled} of {len(labels)} have no label"
+        unlabelled = [k for k, best in enumerate(labels) if not best]
+        assert not unlabelled, f"rows {unlabelled} of {len(labels)} have no label"
+    assert len(labels) > 60
 
 
 def test_the_teachers_tied_actions_are_one_label() -> None:

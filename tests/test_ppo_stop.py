@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
-command_line = importlib.import_module("cli_runner").command_line
+runner = importlib.import_module("cli_runner")
+cli_process, command_line = runner.cli_process, runner.command_line
 
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 
@@ -69,14 +70,7 @@ def test_a_signal_stops_training_with_a_checkpoint_and_the_resume_command(
     run_dir = tmp_path / "run"
     args = ["train", SMOKE, "--env", TOY_ENV, "--total_steps", "100000000"]
     args += ["--num_workers", "2", "--run_dir", str(run_dir)]
-    proc = subprocess.Popen(
-        command_line(args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-    )
-    try:
+    with cli_process(args) as proc:  # its own process group, as a terminal's foreground job
         deadline = time.monotonic() + 120
         while _updates_logged(run_dir) < 2 and proc.poll() is None:
             assert time.monotonic() < deadline, "training did not start"
@@ -88,10 +82,6 @@ def test_a_signal_stops_training_with_a_checkpoint_and_the_resume_command(
             proc.send_signal(signum)
         _out, err = proc.communicate(timeout=30)
         stopped_after = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert proc.returncode == 128 + signum, err
     assert stopped_after < 15, f"took {stopped_after:.1f} s to stop"
     assert "Traceback" not in err

@@ -12,7 +12,6 @@ import importlib
 import json
 import os
 import pkgutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from tabletop_rl.baselines import workers
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
-command_line = importlib.import_module("cli_runner").command_line
+cli_process = importlib.import_module("cli_runner").cli_process
 
 POLICY = "ppo:pretrained/liniell_v0"
 LIMIT = 300
@@ -38,19 +37,11 @@ LIMIT = 300
 def run_cli(args: list[str]) -> subprocess.CompletedProcess[str]:
     """``tabletop-rl ARGS`` in a process group of its own; a run past :data:`LIMIT` fails the
     test, and its workers are killed with it (hung workers would outlive their parent)."""
-    proc = subprocess.Popen(
-        command_line(args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=LIMIT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail(f"tabletop-rl {' '.join(args)} did not finish in {LIMIT} s")
+    with cli_process(args) as proc:
+        try:
+            out, err = proc.communicate(timeout=LIMIT)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"tabletop-rl {' '.join(args)} did not finish in {LIMIT} s")
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 

@@ -14,7 +14,9 @@ whose results are logged; ``self`` fills a seat with the learner, ``pool`` with 
 scripted agent's name with that agent), and every game is dealt from its setup's
 ``env_seed``, its scripted agents drawing from ``default_rng(agent_seed)``, as a
 :class:`~.rollout.GameSlot` (evaluation's games) deals and seeds them: given the learner's
-actions, a game here is a GameSlot's game.
+actions, a game here is a GameSlot's game (but with Qwirkle's greedy, heuristic or mcts,
+whose ties follow the views built before from the same state: here every view is built on a
+new copy of the game).
 
 Scripted opponents and teachers:
 
@@ -193,7 +195,8 @@ class BatchedCollector(SelfPlayCollector):
         self.py_teacher: list[Any] = [None] * n
         """Per game, the teacher asked game by game (None: none, or a batch-form teacher)."""
         self.taught = np.zeros(n, dtype=np.bool_)
-        """Games whose learner decisions are labelled by the teacher."""
+        """Games whose learner decisions are labelled by the teacher (those dealt while
+        :attr:`teacher_active`)."""
         self.replays: list[list[int] | None] = [None] * n
         """Per game with a Python agent or teacher, and every game of a batch that cannot save
         its games, every action played since its deal (a checkpoint rebuilds those agents'
@@ -233,15 +236,17 @@ class BatchedCollector(SelfPlayCollector):
         s = self.slots[i]
         s.setup, s.primary = setup, primary
         self.primary[i] = primary
-        self._seat_agents(i, setup)
+        self._seat_agents(i, setup, self.teacher_active)
         self.games.restart([i], [np.random.default_rng(setup.env_seed)])
         self.ep_return[i] = 0.0
         self.length[i] = 0
 
-    def _seat_agents(self, i: int, setup: GameSetup) -> None:
-        """Who plays each seat of game ``i``, its scripted agents and its teacher, new from
-        ``setup``'s seeds (the agents are built in seat order from one generator, the
-        teacher from its own, as in a :class:`~.rollout.GameSlot`)."""
+    def _seat_agents(self, i: int, setup: GameSetup, taught: bool) -> None:
+        """Who plays each seat of game ``i``, its scripted agents and, if ``taught``, its
+        teacher, new from ``setup``'s seeds (the agents are built in seat order from
+        ``default_rng(agent_seed)``, as in a :class:`~.rollout.GameSlot`; the teacher from
+        its own ``default_rng([agent_seed, 1])``, so the opponents play the same games with
+        or without it)."""
         rng = np.random.default_rng(setup.agent_seed)
         self.agent_gens.set(i, [rng])
         self.py_agents[i] = {}
@@ -255,26 +260,30 @@ class BatchedCollector(SelfPlayCollector):
                 self.who[i, seat] = SCRIPTED - j
                 if self.forms[j] is None:
                     self.py_agents[i][seat] = resolve_agent(c, self.cfg.env, rng)
-        self.taught[i] = bool(setup.teacher)
+        self.taught[i] = taught
         self.py_teacher[i] = None
-        if setup.teacher and self.teacher_form is None:
+        if taught and self.teacher_form is None:
             teacher_rng = np.random.default_rng([setup.agent_seed, 1])
-            self.py_teacher[i] = resolve_agent(setup.teacher, self.cfg.env, teacher_rng)
+            self.py_teacher[i] = resolve_agent(self.cfg.teacher, self.cfg.env, teacher_rng)
         python = bool(self.py_agents[i]) or self.py_teacher[i] is not None
         self.replays[i] = [] if python or not self.saves_games else None
 
     def _view(self, agent: Any, i: int, seat: int, state: Any = None) -> Any:
-        """What a Python ``agent`` sees to decide for ``seat`` in game ``i`` (the game
-        model's state is built from the batch only where the agent reads it)."""
+        """What a Python ``agent`` sees to decide for ``seat`` in game ``i``, or in ``state``
+        (a replay's): always built on a new copy of the game, made only where the agent reads
+        it. A copy in a replay too, so that the agent sees what it saw: Qwirkle's compiled
+        model builds a view's board on the boards of the views taken before from the same
+        state, and the order of its anchors, which the ties of its greedy, heuristic and mcts
+        follow, depends on that history."""
         if not (getattr(agent, "needs_simulator", False) or getattr(agent, "needs_view", True)):
             return None
-        if state is None:
-            state = self.games.state(i)
-        return agent_view(agent, self.games.model, state, seat, self.cfg.env)
+        copy = self.games.state(i) if state is None else self.games.model.copy(state)
+        return agent_view(agent, self.games.model, copy, seat, self.cfg.env)
 
     def _python_labels(self, teacher: Any, obs: dict[str, np.ndarray], view: Any) -> list[int]:
-        """A Python teacher's best actions, none where it has no choice to offer (as
-        :meth:`.rollout.GameSlot._teacher_labels`)."""
+        """A Python teacher's best actions (:func:`~..agents.base.best_choices`), none where
+        it has no choice to offer (a scripted agent may refuse a position it cannot judge with
+        a ValueError or RuntimeError)."""
         try:
             return list(best_choices(teacher, obs, view))
         except (ValueError, RuntimeError):
@@ -555,12 +564,10 @@ class BatchedCollector(SelfPlayCollector):
         games = self.games.state_dict() if self.saves_games else None
         has = self.p_has
         setups = []
-        for s in self.slots:
+        for s, taught in zip(self.slots, self.taught.tolist(), strict=True):
             assert s.setup is not None
-            setup = s.setup
-            setups.append(
-                [setup.env_seed, setup.agent_seed, list(setup.controllers), setup.teacher]
-            )
+            setup, teacher = s.setup, self.cfg.teacher if taught else ""
+            setups.append([setup.env_seed, setup.agent_seed, list(setup.controllers), teacher])
         agent_rngs = [
             json.dumps(g[0].bit_generator.state)  # type: ignore[union-attr]
             for g in self.agent_gens.generators
@@ -623,9 +630,9 @@ class BatchedCollector(SelfPlayCollector):
         ):
             env_seed, agent_seed, controllers, teacher = entry
             s = self.slots[i]
-            s.setup = GameSetup(int(env_seed), int(agent_seed), tuple(controllers), str(teacher))
+            s.setup = GameSetup(int(env_seed), int(agent_seed), tuple(controllers))
             s.primary = self.primary[i] = int(primary)
-            self._seat_agents(i, s.setup)
+            self._seat_agents(i, s.setup, bool(teacher))
             if actions is not None and self.replays[i] is not None:
                 self._replay(i, [int(a) for a in actions])
             if "agent_rngs" in state:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import signal
-import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -46,7 +45,6 @@ from tabletop_rl.envs.core.simulator import agent_view
 from tabletop_rl.envs.errors import ConfigError
 from tabletop_rl.envs.registry import make
 
-from ..agents.base import best_choices
 from ..arena.agent_specs import resolve_agent
 from ..workers import init_worker, worker_context, worker_lost
 
@@ -73,10 +71,6 @@ class GameSetup:
     controllers: tuple[str, ...]
     """Per seat: ``"learner"``, ``"pool:K"`` or an agent spec (a scripted agent's name, with
     options after a colon, ``mcts``, ``ppo:PATH``; see :mod:`~..arena.agent_specs`)."""
-    teacher: str = ""
-    """The spec of an agent (a scripted agent or ``mcts``, with options) that labels every
-    learner decision with the actions it rates best (:attr:`Decision.teacher_actions`);
-    empty: none."""
 
 
 @dataclass
@@ -89,10 +83,6 @@ class Decision:
     rewards: np.ndarray
     steps: int
     """Agent steps (all seats) since the slot's previous report."""
-    teacher_actions: tuple[int, ...] = ()
-    """The actions the teacher rates best in this position, all equally good to it (a learner
-    seat with a teacher; :func:`~tabletop_rl.baselines.agents.base.best_choices`), else
-    empty (also where a teacher has no choice to offer)."""
 
 
 @dataclass
@@ -124,8 +114,6 @@ class GameSlot:
         self.state: Any = None
         self._mask: np.ndarray | None = None
         self.agents: dict[int, Any] = {}
-        self.teacher: Any = None
-        self.learner_seats: set[int] = set()
         self.setup: GameSetup | None = None
         self.net_actions: list[int] = []
         self._rewards = np.zeros(self.n, dtype=np.float64)
@@ -148,11 +136,6 @@ class GameSlot:
             for seat, c in enumerate(setup.controllers)
             if not is_network(c)
         }
-        self.teacher = None
-        self.learner_seats = {seat for seat, c in enumerate(setup.controllers) if c == LEARNER}
-        if setup.teacher:  # its own generator: the opponents play the same games either way
-            teacher_rng = np.random.default_rng([setup.agent_seed, 1])
-            self.teacher = resolve_agent(setup.teacher, self.env_name, teacher_rng)
         return self._advance()
 
     def act(self, action: int) -> Report:
@@ -181,16 +164,8 @@ class GameSlot:
 
     def _view(self, agent: Any, seat: int) -> Any:
         """What ``agent`` sees to decide for ``seat``: the public view, or a simulator of this
-        game for a search agent (an ``mcts`` teacher)."""
+        game for a search agent (``mcts``)."""
         return agent_view(agent, self.model, self.state, seat, self.env_name)
-
-    def _teacher_labels(self, obs: dict[str, np.ndarray], view: Any) -> tuple[int, ...]:
-        """The teacher's best actions, or none where it has no choice to offer (a scripted
-        agent may refuse a position it cannot judge with a ValueError or RuntimeError)."""
-        try:
-            return best_choices(self.teacher, obs, view)
-        except (ValueError, RuntimeError):
-            return ()
 
     def _take_rewards(self) -> tuple[np.ndarray, int]:
         out = self._rewards.astype(np.float32)
@@ -217,13 +192,8 @@ class GameSlot:
             }
             scripted = self.agents.get(seat)
             if scripted is None:
-                labels: tuple[int, ...] = ()
-                if self.teacher is not None and seat in self.learner_seats:
-                    labels = self._teacher_labels(obs, self._view(self.teacher, seat))
                 rewards, steps = self._take_rewards()
-                return Decision(
-                    seat, obs["observation"], obs["action_mask"], rewards, steps, labels
-                )
+                return Decision(seat, obs["observation"], obs["action_mask"], rewards, steps)
             self._step(int(scripted.act(obs, self._view(scripted, seat))))
 
 
@@ -266,8 +236,7 @@ def _worker(conn: Connection, env: str, env_kwargs: dict[str, Any], n_slots: int
             if message is None:
                 break
             try:
-                results = _run_commands(slots, message)
-                conn.send(("ok", (results, time.process_time())))
+                conn.send(("ok", _run_commands(slots, message)))
             except Exception as exc:  # report to the parent, which re-raises
                 conn.send(("error", f"{type(exc).__name__}: {exc}"))
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
@@ -289,7 +258,6 @@ class VecGames:
         self.num_players = probe.num_players
         self.num_actions = probe.info.num_actions
         self._local: list[GameSlot] = []
-        self._worker_cpu: list[float] = []
         self._conns: list[Connection] = []
         self._procs: list[Any] = []
         workers = min(num_workers, num_slots)
@@ -309,7 +277,6 @@ class VecGames:
             self._procs.append(proc)
         for conn in self._conns:
             self._receive(conn)
-        self._worker_cpu = [0.0] * len(self._conns)
 
     @staticmethod
     def _receive(conn: Connection) -> Any:
@@ -333,14 +300,9 @@ class VecGames:
             except (BrokenPipeError, ConnectionResetError):
                 raise worker_lost("a game worker process") from None
         out: list[Report | None] = []
-        for k, conn in enumerate(self._conns):
-            results, self._worker_cpu[k] = self._receive(conn)
-            out.extend(results)
+        for conn in self._conns:
+            out.extend(self._receive(conn))
         return out
-
-    def cpu_time(self) -> float:
-        """CPU seconds used so far by this process and the workers (as of their last reply)."""
-        return time.process_time() + sum(self._worker_cpu)
 
     def close(self) -> None:
         for conn in self._conns:

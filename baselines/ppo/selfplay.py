@@ -215,9 +215,7 @@ class SelfPlayCollector:
             else:
                 controllers.append(kind)
         seeds = self.rng.integers(2**31, size=2)
-        teacher = self.cfg.teacher if self.teacher_active else ""
-        setup = GameSetup(int(seeds[0]), int(seeds[1]), tuple(controllers), teacher)
-        return setup, primary
+        return GameSetup(int(seeds[0]), int(seeds[1]), tuple(controllers)), primary
 
     def pool_state(self) -> dict[str, Any]:
         """The opponent pool's part of :meth:`state_dict`."""

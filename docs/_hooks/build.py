@@ -259,8 +259,7 @@ def check_published_figures(readme: str, results: str) -> None:
             run = runs / published[env]
             progress = _rows(run / "progress.csv")[-1]
             expected = [f"{int(progress['global_step']):,}"] + [
-                evaluation_cell(run / "eval_1000.csv", o)
-                for o in ("random", "greedy", "heuristic")
+                evaluation_cell(run / "eval_1000.csv", o) for o in ("random", "greedy", "heuristic")
             ]
             shown = [cells[2], *cells[4:]]
             where = f"results page baseline table, {minutes} minutes, {env}"

@@ -31,16 +31,19 @@ def _observations(env: str, count: int, **kwargs: object) -> torch.Tensor:
     return torch.as_tensor(np.concatenate(rows)[:count])
 
 
-def _mlp(env: str, action_features: bool = False, **kwargs: object) -> torch.nn.Module:
+def _network(
+    env: str, kind: str = "mlp", action_features: bool = False, **kwargs: object
+) -> torch.nn.Module:
     game = make(env, raw=True, **kwargs)
     layout, actions = game.layout, game.action_layout()
+    convs, hidden = ([4, 4], [16]) if kind == "crop" else ([], [32, 16])
     net = build_network(
-        "mlp",
+        kind,
         layout,
         actions,
         game.info.num_actions,
-        [],
-        [32, 16],
+        convs,
+        hidden,
         seed=0,
         action_features=action_features,
     )
@@ -57,22 +60,30 @@ def _outputs_and_gradients(net: torch.nn.Module, obs: object) -> list[torch.Tens
     return [logits.detach(), value.detach()] + [p.grad.clone() for p in net.parameters()]
 
 
+def _check_rows_as_copied(
+    net: torch.nn.Module, obs: torch.Tensor, size: int, kind: type
+) -> torch.Tensor:
+    """A minibatch of ``size`` rows as :class:`TrainingInputs` hands it (of type ``kind``)
+    gives the copied rows' logits, values and gradients; the rows' indices."""
+    index = torch.randperm(len(obs), generator=torch.Generator().manual_seed(0))[:size]
+    rows = TrainingInputs(net, obs).rows(index)
+    assert isinstance(rows, kind)
+    handed = _outputs_and_gradients(net, rows)
+    copied = _outputs_and_gradients(net, obs[index])
+    for a, b in zip(handed, copied, strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+    return index
+
+
 @pytest.mark.parametrize("action_features", [False, True])
 def test_sparse_rows_give_the_dense_rows_outputs_and_gradients(action_features: bool) -> None:
     """Liniell's observation is mostly zeros: the minibatches go to the MLP as sparse rows,
     and its logits, values and every parameter's gradient are those of the dense rows."""
     kwargs = {"features": True} if action_features else {}
     obs = _observations("liniell_v0", 96, **kwargs)
-    net = _mlp("liniell_v0", action_features, **kwargs)
-    inputs = TrainingInputs(net, obs)
-    assert inputs.sparse
-    index = torch.randperm(len(obs), generator=torch.Generator().manual_seed(0))[:40]
-    rows = inputs.rows(index)
-    assert isinstance(rows, SparseRows)
-    sparse = _outputs_and_gradients(net, rows)
-    dense = _outputs_and_gradients(net, obs[index])
-    for a, b in zip(sparse, dense, strict=True):
-        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+    net = _network("liniell_v0", "mlp", action_features, **kwargs)
+    assert TrainingInputs(net, obs).sparse
+    index = _check_rows_as_copied(net, obs, 40, SparseRows)
     # and the scale folded into the first layer is the declared per-entry scale
     first = net.trunk[0]
     h = torch.relu(first(obs[index] * net.scale))
@@ -84,7 +95,7 @@ def test_sparse_rows_give_the_dense_rows_outputs_and_gradients(action_features: 
 
 def test_a_dense_batch_stays_dense() -> None:
     obs = _observations("qwirkle_cards_v0", 64)
-    net = _mlp("qwirkle_cards_v0")
+    net = _network("qwirkle_cards_v0")
     inputs = TrainingInputs(net, obs)
     assert not inputs.sparse
     index = torch.tensor([5, 1, 9])
@@ -97,25 +108,5 @@ def test_crop_rows_give_the_dense_rows_outputs_and_gradients(action_features: bo
     logits, values and every parameter's gradient are those of the copied rows."""
     kwargs = {"features": True} if action_features else {}
     obs = _observations("qwirkle_v0", 64, **kwargs)
-    game = make("qwirkle_v0", raw=True, **kwargs)
-    net = build_network(
-        "crop",
-        game.layout,
-        game.action_layout(),
-        game.info.num_actions,
-        [4, 4],
-        [16],
-        seed=0,
-        action_features=action_features,
-    )
-    if action_features:  # a fresh term is 0: give it weights so that it counts
-        with torch.no_grad():
-            net.action_terms.weight.uniform_(0.5, 1.0, generator=torch.Generator().manual_seed(1))
-    inputs = TrainingInputs(net, obs)
-    index = torch.randperm(len(obs), generator=torch.Generator().manual_seed(0))[:24]
-    rows = inputs.rows(index)
-    assert isinstance(rows, CropRows)
-    cropped = _outputs_and_gradients(net, rows)
-    dense = _outputs_and_gradients(net, obs[index])
-    for a, b in zip(cropped, dense, strict=True):
-        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+    net = _network("qwirkle_v0", "crop", action_features, **kwargs)
+    _check_rows_as_copied(net, obs, 24, CropRows)

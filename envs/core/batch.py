@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -54,10 +53,27 @@ def check_active(active: Any, num_envs: int) -> np.ndarray:
     return rows
 
 
-@dataclass(frozen=True)
-class BatchResult:
+Rows = TypeVar("Rows", bound=tuple)
+
+
+def block_rows(arrays: Rows, lo: int, hi: int) -> Rows:
+    """Rows ``lo:hi`` of every member of ``arrays``, a ``NamedTuple`` of per-game arrays
+    (row ``i`` of each: game ``i``), as the same ``NamedTuple``: the views one thread
+    block's compiled call takes (a batch makes them once, when it is built).
+
+    >>> out = BatchResult(*(np.arange(4) for _ in BatchResult._fields))
+    >>> block_rows(out, 1, 3).rewards.tolist()
+    [1, 2]
+    """
+    return type(arrays)(*(a[lo:hi] for a in arrays))
+
+
+class BatchResult(NamedTuple):
     """What a batch's ``reset`` and ``step`` give back (:meth:`~tabletop_rl.envs.vector.\
-VectorGames.step`): views of its buffers, rewritten in place by the next step."""
+VectorGames.step`): views of its buffers, rewritten in place by the next step. The batches'
+    compiled kernels take it as one argument (numba passes a ``NamedTuple`` of arrays as
+    one), the rows of a thread block (:meth:`rows`) where the games are split over
+    threads."""
 
     observation: np.ndarray
     """``(N, observation size)`` float32: each game's observation for its seat to act."""
@@ -76,6 +92,10 @@ VectorGames.step`): views of its buffers, rewritten in place by the next step.""
     episode_scores: np.ndarray
     """``(N, players)``: the final scores of each slot's last finished game."""
 
+    def rows(self, lo: int, hi: int) -> BatchResult:
+        """Rows ``lo:hi`` (games ``lo`` to ``hi - 1``) of every array, as views."""
+        return block_rows(self, lo, hi)
+
 
 class BatchBuffers:
     """Preallocated result arrays of a batch of ``num_envs`` games, rewritten by each step
@@ -89,6 +109,7 @@ class BatchBuffers:
     truncated: np.ndarray
     final_observation: np.ndarray
     episode_scores: np.ndarray
+    buffers: BatchResult
 
     state_fields: tuple[str, ...] = ()
     """The attributes that hold the batch's games beyond the public buffers (arrays, random
@@ -101,7 +122,7 @@ class BatchBuffers:
         same arguments makes it continue exactly as this one does."""
         if not self.state_fields:
             raise ConfigError(f"{type(self).__name__} cannot save its state")
-        arrays = {f.name: getattr(self, f.name).copy() for f in fields(BatchResult)}
+        arrays = {name: getattr(self, name).copy() for name in BatchResult._fields}
         rest: dict[str, Any] = {}
         for name in self.state_fields:
             value = getattr(self, name)
@@ -117,7 +138,7 @@ class BatchBuffers:
         if not self.state_fields:
             raise ConfigError(f"{type(self).__name__} cannot load a state")
         arrays, rest = state["arrays"], json.loads(state["rest"])
-        names = {f.name for f in fields(BatchResult)} | set(self.state_fields)
+        names = set(BatchResult._fields) | set(self.state_fields)
         if set(arrays) | set(rest) != names:
             raise ConfigError(f"the saved state is not one of a {type(self).__name__}")
         for name, saved in arrays.items():
@@ -141,7 +162,7 @@ class BatchBuffers:
 
     def result(self) -> BatchResult:
         """The buffers as a :class:`BatchResult` (views: they follow every later step)."""
-        return BatchResult(**{f.name: getattr(self, f.name) for f in fields(BatchResult)})
+        return self.buffers
 
     def _allocate_buffers(
         self, num_envs: int, num_players: int, obs_size: int, num_actions: int
@@ -154,6 +175,8 @@ class BatchBuffers:
         self.truncated = np.zeros(num_envs, dtype=np.bool_)
         self.final_observation = np.zeros((num_envs, obs_size), dtype=np.float32)
         self.episode_scores = np.zeros((num_envs, num_players), dtype=np.float32)
+        self.buffers = BatchResult(**{name: getattr(self, name) for name in BatchResult._fields})
+        """The buffers above as one :class:`BatchResult`, as the compiled kernels take them."""
 
 
 def _encode(value: Any) -> Any:
@@ -193,6 +216,7 @@ __all__ = [
     "REWARDS",
     "BatchBuffers",
     "BatchResult",
+    "block_rows",
     "check_active",
     "check_batch_options",
 ]

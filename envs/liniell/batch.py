@@ -133,27 +133,20 @@ class LiniellBatch(BatchBuffers):
         bounds = np.linspace(0, n_envs, min(self.threads, n_envs) + 1).astype(int)
         self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds)]
         self._pool = ThreadPoolExecutor(self.threads) if len(self._blocks) > 1 else None
-        shared = (self.model.geom, self.model.feats, self.model.offsets, reward == "score")
-        rows = (
-            self.states,
-            self._actions,
-            self._next_stacks,
-            self._next_starts,
-            self._done,
-            self._active,
-            self._seats,
-            self._bitgens,
-            self.observation,
-            self._written,
-            self.action_mask,
-            self.current_player,
-            self.rewards,
-            self.terminated,
-            self.final_observation,
-            self.episode_scores,
-            self.final_states,
+        self._settings = core.LiniellSettings(
+            self.model.geom, self.model.feats, self.model.offsets, reward == "score"
         )
-        self._block_arrays = [(*shared, *(a[lo:hi] for a in rows)) for lo, hi in self._blocks]
+        games = core.LiniellGames(
+            self.states, self._next_stacks, self._next_starts, self._done, self._written,
+            self.final_states,
+        )  # fmt: skip
+        per_call = (self._actions, self._active, self._seats, self._bitgens)
+        self._block_views = [
+            (tuple(a[lo:hi] for a in per_call), games.rows(lo, hi), self.buffers.rows(lo, hi))
+            for lo, hi in self._blocks
+        ]
+        """Each block's rows of the per-call arrays (each call's actions, active games, seats
+        and opponents' generators are copied into them), of the games and of the buffers."""
 
     def _deal(self, slots: np.ndarray) -> None:
         """Draw the next game of each slot in ``slots`` (it starts on the next step)."""
@@ -166,19 +159,10 @@ class LiniellBatch(BatchBuffers):
 
     def _step_block(self, block: int) -> None:
         """The compiled step of one block of games, then its observation features."""
-        core.batch_step(*self._block_arrays[block])
+        per_call, games, buffers = self._block_views[block]
+        core.batch_step(*per_call, games, buffers, self._settings)
         if self.features:
-            lo, hi = self._blocks[block]
-            batch_features(
-                self.model.geom,
-                self._feature_at,
-                self.states[lo:hi],
-                self.observation[lo:hi],
-                self.action_mask[lo:hi],
-                self.current_player[lo:hi],
-                self.terminated[lo:hi],
-                self.final_observation[lo:hi],
-            )
+            batch_features(self.model.geom, self._feature_at, games.states, buffers)
 
     def _run(self) -> None:
         due = np.flatnonzero(self._due & self._active)

@@ -21,9 +21,12 @@ cache locator stamps every cached kernel with the digest of all the package's so
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from ..core.batch import BatchResult, block_rows
 from ..core.compiled_random import integers, permute_into
 from .compiled_layout import (
     CMAX,
@@ -576,34 +579,57 @@ def batch_observe_all(
                 )
 
 
+class LiniellGames(NamedTuple):
+    """The games of a batch (row ``i`` of each array: game ``i``), one argument of
+    :func:`batch_step`."""
+
+    states: np.ndarray
+    """``(N, STATE_SIZE)`` int16: each game's vector."""
+    next_stacks: np.ndarray
+    """``(N, NUM_TILES)`` int16: the stack of each slot's next game, dealt ahead."""
+    next_starts: np.ndarray
+    """``(N,)`` int64: the first player of each slot's next game."""
+    done: np.ndarray
+    """``(N,)`` int8: the game ended (or none started): its next step starts the next."""
+    written: np.ndarray
+    """``(N, WRITTEN_SIZE)`` int16: what each observation row shows (:func:`observe_update`)."""
+    final_states: np.ndarray
+    """``(N, STATE_SIZE)`` int16: each slot's last finished game."""
+
+    def rows(self, lo: int, hi: int) -> LiniellGames:
+        """Games ``lo`` to ``hi - 1`` (views)."""
+        return block_rows(self, lo, hi)
+
+
+class LiniellSettings(NamedTuple):
+    """The fixed options of a batch, as :func:`batch_step` reads them."""
+
+    geom: np.ndarray
+    """The tile set's geometry (:func:`~.compiled_layout.geometry`)."""
+    feats: np.ndarray
+    """Each oriented tile's features in the observation's ``tiles`` planes (:func:`~.\
+compiled_layout.geometry`)."""
+    offsets: np.ndarray
+    """Where each observation field starts in a row."""
+    score_rewards: bool
+    """``reward="score"`` (else ``"win"``)."""
+
+
 @njit(cache=True, nogil=True)
 def batch_step(
-    geom: np.ndarray,
-    feats: np.ndarray,
-    off: np.ndarray,
-    score_rewards: bool,
-    states: np.ndarray,
     actions: np.ndarray,
-    next_stacks: np.ndarray,
-    next_starts: np.ndarray,
-    done: np.ndarray,
     active: np.ndarray,
     seats: np.ndarray,
     bitgens: np.ndarray,
-    observation: np.ndarray,
-    written: np.ndarray,
-    action_mask: np.ndarray,
-    current_player: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    final_observation: np.ndarray,
-    episode_scores: np.ndarray,
-    final_states: np.ndarray,
+    games: LiniellGames,
+    buffers: BatchResult,
+    settings: LiniellSettings,
 ) -> None:
-    """Step every game of a batch (row ``i`` of each array after ``score_rewards`` is game
-    ``i``): play ``actions[i]`` and write the game's results into its rows; a game with
-    ``done[i]`` set starts anew from ``next_stacks[i]``/``next_starts[i]`` instead (its
-    action is ignored); a game with ``active[i]`` 0 is left as it is, its rows untouched.
+    """Step every game of a batch (row ``i`` of each array is game ``i``): play
+    ``actions[i]`` and write the game's results into its rows of ``games`` and ``buffers``;
+    a game with ``done[i]`` set starts anew from ``next_stacks[i]``/``next_starts[i]``
+    instead (its action is ignored); a game with ``active[i]`` 0 is left as it is, its rows
+    untouched.
 
     Where ``seats[i]`` >= 0, the other seats then move until seat ``seats[i]`` is to act or
     the game is over, each uniformly at random among its legal actions as
@@ -611,6 +637,9 @@ def batch_step(
     ``k``-th seat after ``seats[i]`` is skipped; ``rewards[i]`` then sums every move's.
     Observation rows are updated in place (:func:`observe_update`), once per call. Runs
     without the GIL, so threads can step separate blocks of rows at once."""
+    states, done, final_states = games.states, games.done, games.final_states
+    observation, action_mask, rewards = buffers.observation, buffers.action_mask, buffers.rewards
+    geom, score_rewards = settings.geom, settings.score_rewards
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for i in range(states.shape[0]):
         if not active[i]:
@@ -621,7 +650,7 @@ def batch_step(
         over = False
         fresh = done[i] != 0
         if fresh:
-            init_state(s, next_stacks[i], next_starts[i], n, geom)
+            init_state(s, games.next_stacks[i], games.next_starts[i], n, geom)
             done[i] = 0
         else:
             over = step(s, geom, actions[i], points)
@@ -647,18 +676,27 @@ def batch_step(
             if score_rewards:
                 for p in range(n):
                     rewards[i, p] += points[p]
-        terminated[i] = over
+        buffers.terminated[i] = over
         player = s[CURRENT]
-        current_player[i] = player
-        observe_update(s, geom, feats, off, player, observation[i], written[i], fresh)
+        buffers.current_player[i] = player
+        observe_update(
+            s,
+            geom,
+            settings.feats,
+            settings.offsets,
+            player,
+            observation[i],
+            games.written[i],
+            fresh,
+        )
         if over:
             done[i] = 1
             action_mask[i, :] = 1
-            final_observation[i, :] = observation[i]
+            buffers.final_observation[i, :] = observation[i]
             final_states[i, :] = s
             won = winners_mask(s)
             for p in range(n):
-                episode_scores[i, p] = player_points(s, p)
+                buffers.episode_scores[i, p] = player_points(s, p)
             if not score_rewards and won != (1 << n) - 1:
                 for p in range(n):
                     rewards[i, p] = 1 if won & (1 << p) else -1

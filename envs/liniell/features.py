@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.batch import BatchResult
 from ..core.features import FeatureSet
 from ..core.model import GameModel
 from ..core.observation import Field, ObservationLayout
@@ -765,14 +766,7 @@ def _row_features(
 
 @njit(cache=True, nogil=True)
 def batch_features(
-    geom: np.ndarray,
-    off: np.ndarray,
-    states: np.ndarray,
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    current_player: np.ndarray,
-    terminated: np.ndarray,
-    final_observation: np.ndarray,
+    geom: np.ndarray, off: np.ndarray, states: np.ndarray, buffers: BatchResult
 ) -> None:
     """Write the features of a batch's observation rows after its compiled step (row ``i``
     of each array is game ``i``; ``off`` from :func:`feature_offsets`): the lay or occupy
@@ -786,15 +780,15 @@ def batch_features(
     sums = np.empty(SCRATCH_SIZE, dtype=np.float64)
     for i in range(states.shape[0]):
         s = states[i]
-        player = current_player[i]
-        ended = terminated[i]
+        player = buffers.current_player[i]
+        ended = buffers.terminated[i]
         _row_features(
             s,
             geom,
             off,
-            observation[i],
+            buffers.observation[i],
             player,
-            action_mask[i],
+            buffers.action_mask[i],
             not ended,
             work,
             masks,
@@ -808,9 +802,9 @@ def batch_features(
                 s,
                 geom,
                 off,
-                final_observation[i],
+                buffers.final_observation[i],
                 player,
-                action_mask[i],
+                buffers.action_mask[i],
                 False,
                 work,
                 masks,

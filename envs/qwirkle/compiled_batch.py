@@ -27,12 +27,18 @@ import copy
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..core.batch import BatchBuffers, check_active, check_batch_options
+from ..core.batch import (
+    BatchBuffers,
+    BatchResult,
+    block_rows,
+    check_active,
+    check_batch_options,
+)
 from ..core.compiled_random import choose_legal
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
@@ -45,6 +51,35 @@ from .model import DEFAULT_MAX_TURNS, DEFAULT_WINDOW
 
 UNIFORMS = 1024
 """Uniforms drawn ahead per game for exchanges (refilled before they run out)."""
+
+
+class QwirkleGames(NamedTuple):
+    """The games of a :class:`QwirkleBatch` (row ``i`` of each array: game ``i``), one
+    argument of its kernels."""
+
+    grid: np.ndarray
+    """``(N, GRID, GRID)`` int8: each game's board (:mod:`.compiled_kernels`)."""
+    fit: np.ndarray
+    """``(N, window, window)`` int64: where each tile kind fits, per window cell."""
+    meta: np.ndarray
+    """``(N, META_SIZE)`` int64: hands, bag, scores, turn and window of each game."""
+    uniforms: np.ndarray
+    """``(N, UNIFORMS)`` float64: each game's uniforms drawn ahead for exchanges."""
+    fresh: np.ndarray
+    """``(N,)`` bool: the game was just dealt (its next step shows it, ignoring the action)."""
+
+    def rows(self, lo: int, hi: int) -> QwirkleGames:
+        """Games ``lo`` to ``hi - 1`` (views)."""
+        return block_rows(self, lo, hi)
+
+
+class QwirkleSettings(NamedTuple):
+    """The fixed options of a :class:`QwirkleBatch`, as its kernels read them."""
+
+    win_rewards: bool
+    """``reward="win"`` (else ``"score"``)."""
+    feature_at: np.ndarray
+    """The observation features' offsets (:func:`.features.feature_offsets`; empty: none)."""
 
 
 @njit(cache=True)
@@ -197,84 +232,66 @@ def _finish(
 
 @njit(cache=True, nogil=True)
 def _step_games(
-    grid: np.ndarray,
-    fit: np.ndarray,
-    meta: np.ndarray,
     actions: np.ndarray,
-    uniforms: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    current: np.ndarray,
-    rewards: np.ndarray,
-    term: np.ndarray,
-    trunc: np.ndarray,
-    final_obs: np.ndarray,
-    scores: np.ndarray,
-    fresh: np.ndarray,
     active: np.ndarray,
-    win_rewards: bool,
-    feature_at: np.ndarray,
+    games: QwirkleGames,
+    buffers: BatchResult,
+    settings: QwirkleSettings,
 ) -> None:
+    """Play ``actions[i]`` in each game with ``active[i]`` set (a game just dealt is shown
+    instead, its action ignored), writing the game's rows of ``buffers``."""
+    meta, fresh, obs = games.meta, games.fresh, buffers.observation
     for i in range(actions.shape[0]):
         if not active[i]:
             continue
         over, cut = _step_one(
             i,
-            grid[i],
-            fit[i],
+            games.grid[i],
+            games.fit[i],
             meta[i],
             actions[i],
-            uniforms[i],
+            games.uniforms[i],
             obs[i],
-            mask[i],
-            rewards[i],
-            win_rewards,
+            buffers.action_mask[i],
+            buffers.rewards[i],
+            settings.win_rewards,
             fresh[i],
-            feature_at,
+            settings.feature_at,
         )
         fresh[i] = False
-        term[i] = over
-        trunc[i] = cut
-        current[i] = meta[i, K.CUR]
+        buffers.terminated[i] = over
+        buffers.truncated[i] = cut
+        buffers.current_player[i] = meta[i, K.CUR]
         if over or cut:
-            _finish(i, meta[i], obs[i], final_obs[i], scores[i])
+            _finish(i, meta[i], obs[i], buffers.final_observation[i], buffers.episode_scores[i])
 
 
 @njit(cache=True, nogil=True)
 def _step_games_versus_random(
-    grid: np.ndarray,
-    fit: np.ndarray,
-    meta: np.ndarray,
     actions: np.ndarray,
-    uniforms: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    current: np.ndarray,
-    rewards: np.ndarray,
-    term: np.ndarray,
-    trunc: np.ndarray,
-    final_obs: np.ndarray,
-    scores: np.ndarray,
-    fresh: np.ndarray,
     active: np.ndarray,
-    win_rewards: bool,
-    feature_at: np.ndarray,
     seats: np.ndarray,
     bitgens: np.ndarray,
+    games: QwirkleGames,
+    buffers: BatchResult,
+    settings: QwirkleSettings,
 ) -> None:
     """:func:`_step_games`, then in each active game the seats other than ``seats[i]`` move
     until that seat is to act or the game is over, each uniformly at random among its legal
     actions from the bit generator at ``bitgens[i, k]`` (``k``: the mover's seat, counted
     without ``seats[i]``); ``rewards[i]`` sums every move's. The observation's hand part
     and features are written once, for the position reached."""
+    rewards, fresh = buffers.rewards, games.fresh
+    win_rewards, feature_at = settings.win_rewards, settings.feature_at
     step_rewards = np.zeros(rewards.shape[1], dtype=np.float32)
     for i in range(actions.shape[0]):
         if not active[i]:
             continue
-        g, f, m, o, row = grid[i], fit[i], meta[i], obs[i], mask[i]
+        g, f, m = games.grid[i], games.fit[i], games.meta[i]
+        o, row, uniforms = buffers.observation[i], buffers.action_mask[i], games.uniforms[i]
         seat = seats[i]
         over, cut = _step_one(
-            i, g, f, m, actions[i], uniforms[i], o, row, rewards[i], win_rewards, fresh[i],
+            i, g, f, m, actions[i], uniforms, o, row, rewards[i], win_rewards, fresh[i],
             feature_at, False,
         )  # fmt: skip
         fresh[i] = False
@@ -282,7 +299,7 @@ def _step_games_versus_random(
             mover = m[K.CUR]
             action = choose_legal(bitgens[i, mover - (mover > seat)], row)
             over, cut = _step_one(
-                i, g, f, m, action, uniforms[i], o, row, step_rewards, win_rewards, False,
+                i, g, f, m, action, uniforms, o, row, step_rewards, win_rewards, False,
                 feature_at, False,
             )  # fmt: skip
             for p in range(step_rewards.shape[0]):
@@ -290,11 +307,11 @@ def _step_games_versus_random(
         cur = m[K.CUR]
         K.write_tail(m, cur, o, K.NUM_PLANES * m[K.WIN] * m[K.WIN])
         _show_features(g, f, m, o, row, feature_at, over or cut)
-        term[i] = over
-        trunc[i] = cut
-        current[i] = cur
+        buffers.terminated[i] = over
+        buffers.truncated[i] = cut
+        buffers.current_player[i] = cur
         if over or cut:
-            _finish(i, m, o, final_obs[i], scores[i])
+            _finish(i, m, o, buffers.final_observation[i], buffers.episode_scores[i])
 
 
 @njit(cache=True)
@@ -407,8 +424,15 @@ class QwirkleBatch(BatchBuffers):
         """Per slot, how its last finished game ended: 0 none yet, 1 by the rules, 2 cut."""
         self._allocate_buffers(n, players, size, actions)
         self._no_actions = np.zeros(n, dtype=np.int64)
+        self._settings = QwirkleSettings(reward == "win", self._feature_at)
+        games = QwirkleGames(self._grid, self._fit, self._meta, self._uniforms, self._fresh)
         bounds = np.linspace(0, n, self.threads + 1).astype(int)
-        self._blocks = [(int(lo), int(hi)) for lo, hi in pairwise(bounds) if hi > lo]
+        self._blocks = [
+            (int(lo), int(hi), games.rows(lo, hi), self.buffers.rows(lo, hi))
+            for lo, hi in pairwise(bounds)
+            if hi > lo
+        ]
+        """Each thread's rows, games and buffers (views of the batch's)."""
         self._pool = ThreadPoolExecutor(self.threads) if len(self._blocks) > 1 else None
 
     # ------------------------------------------------------------- games
@@ -558,42 +582,20 @@ class QwirkleBatch(BatchBuffers):
     ) -> None:
         """Step the active games with one compiled call per thread block; with ``seats`` and
         ``bitgens``, their random opponents move too (:meth:`step_versus_random`)."""
-        arrays = (
-            self._grid,
-            self._fit,
-            self._meta,
-            actions,
-            self._uniforms,
-            self.observation,
-            self.action_mask,
-            self.current_player,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.final_observation,
-            self.episode_scores,
-            self._fresh,
-            active,
-        )
-        win = self.reward == "win"
         kernel: Any = _step_games
-        per_game: tuple[np.ndarray, ...] = ()
+        per_game: tuple[np.ndarray, ...] = (actions, active)
         if seats is not None and bitgens is not None:
             kernel = _step_games_versus_random
-            per_game = (np.asarray(seats, dtype=np.int64), np.asarray(bitgens, dtype=np.intp))
+            seats, bitgens = np.asarray(seats, dtype=np.int64), np.asarray(bitgens, np.intp)
+            per_game = (actions, active, seats, bitgens)
         if self._pool is None:
-            kernel(*arrays, win, self._feature_at, *per_game)
+            for lo, hi, games, buffers in self._blocks:
+                kernel(*(a[lo:hi] for a in per_game), games, buffers, self._settings)
             return
         # the compiled step releases the GIL: each thread steps its own block of games
         futures = [
-            self._pool.submit(
-                kernel,
-                *(a[lo:hi] for a in arrays),
-                win,
-                self._feature_at,
-                *(a[lo:hi] for a in per_game),
-            )
-            for lo, hi in self._blocks
+            self._pool.submit(kernel, *(a[lo:hi] for a in per_game), games, buffers, self._settings)
+            for lo, hi, games, buffers in self._blocks
         ]
         for future in futures:
             future.result()

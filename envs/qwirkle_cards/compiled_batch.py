@@ -34,12 +34,18 @@ import copy
 import itertools
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..core.batch import BatchBuffers, check_active, check_batch_options
+from ..core.batch import (
+    BatchBuffers,
+    BatchResult,
+    block_rows,
+    check_active,
+    check_batch_options,
+)
 from ..core.compiled_random import bitgen_address, choose_legal, interval
 from ..core.features import with_features
 from ..core.model import Ending, Outcome
@@ -94,22 +100,58 @@ def _draw(hand: np.ndarray, pile: np.ndarray, scalars: np.ndarray, count: int) -
     scalars[PILE_LEN] = n
 
 
+class QwirkleCardsGames(NamedTuple):
+    """The games of a :class:`QwirkleCardsBatch` as count arrays (row ``g`` of each: game
+    ``g``), one argument of its kernels."""
+
+    hands: np.ndarray
+    """``(N, players, 36)``: each player's hand."""
+    table: np.ndarray
+    """``(N, 36)``: the cards on the table."""
+    pile: np.ndarray
+    """``(N, 108)``: the pile's cards, its first ``PILE_LEN`` entries (drawn from the end)."""
+    qwirkles: np.ndarray
+    """``(N, players, 12)``: the Qwirkles each player took, per line."""
+    scalars: np.ndarray
+    """``(N, NUM_SCALARS)``: ``TO_MOVE``, ``STARTER``, ... ``PENDING``."""
+    turns: np.ndarray
+    """``(N, TURN_SIZE)``: the turn being built (:mod:`.compiled_turns`)."""
+    witnesses: np.ndarray
+    """``(N, MAX_WITNESSES, 36)``: the turn mask's witnesses (:func:`.compiled_turns.\
+turn_mask`)."""
+
+    def rows(self, lo: int, hi: int) -> QwirkleCardsGames:
+        """Games ``lo`` to ``hi - 1`` (views)."""
+        return block_rows(self, lo, hi)
+
+
+class QwirkleCardsSettings(NamedTuple):
+    """The fixed options of a :class:`QwirkleCardsBatch`, as its kernels read them."""
+
+    end_rule: int
+    """The index of the end rule in :data:`.game.END_RULES`."""
+    max_turns: int
+    """The turns after which a game is cut off (truncated)."""
+    win_rewards: bool
+    """``reward="win"`` (else ``"score"``)."""
+    offsets: np.ndarray
+    """Where each of :data:`.compiled_observation.FIELDS` starts in an observation row."""
+    feature_at: np.ndarray
+    """The observation features' offsets (:func:`.features.feature_offsets`; empty: none)."""
+
+
 @njit(cache=True)
 def _finish_turn(
     g: int,
     passed: bool,
-    hands: np.ndarray,
-    table: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    rewards: np.ndarray,
-    end_rule: int,
-    max_turns: int,
-    win_rewards: bool,
+    games: QwirkleCardsGames,
+    buffers: BatchResult,
+    settings: QwirkleCardsSettings,
 ) -> None:
     """The engine's ``_finish_turn``: counters, the end of the game, the next player."""
-    s = scalars[g]
+    hands, qwirkles, turns = games.hands, games.qwirkles, games.turns
+    rewards = buffers.rewards
+    s = games.scalars[g]
     n = hands.shape[1]
     turns[g, PLAYED : FIRST + 1] = 0  # nothing selected, and no longer the first turn
     s[TURN_COUNT] += 1
@@ -117,10 +159,10 @@ def _finish_turn(
     if s[TURNS_LEFT] >= 0:
         s[TURNS_LEFT] -= 1
     elif s[PILE_LEN] == 0:
-        s[TURNS_LEFT] = (s[STARTER] - 1 - s[TO_MOVE]) % n if end_rule == 0 else n
+        s[TURNS_LEFT] = (s[STARTER] - 1 - s[TO_MOVE]) % n if settings.end_rule == 0 else n
     if (s[TURNS_LEFT] >= 0 and s[TURNS_LEFT] <= 0) or (s[PILE_LEN] == 0 and s[PASSES] >= n):
         s[STATUS] = FINISHED
-        if win_rewards:
+        if settings.win_rewards:
             best = -1
             winners = 0
             for p in range(n):
@@ -134,69 +176,49 @@ def _finish_turn(
                 for p in range(n):
                     rewards[g, p] += 1.0 if qwirkles[g, p].sum() == best else -1.0
         return
-    if s[TURN_COUNT] >= max_turns:
+    if s[TURN_COUNT] >= settings.max_turns:
         s[STATUS] = TRUNCATED
         return
     s[TO_MOVE] = (s[TO_MOVE] + 1) % n
-    _new_turn(turns[g], table[g], hands[g, s[TO_MOVE]], False)
+    _new_turn(turns[g], games.table[g], hands[g, s[TO_MOVE]], False)
 
 
 @njit(cache=True, nogil=True)
 def apply_actions(
     active: np.ndarray,
     actions: np.ndarray,
-    hands: np.ndarray,
-    table: np.ndarray,
-    pile: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    rewards: np.ndarray,
-    end_rule: int,
-    max_turns: int,
-    win_rewards: bool,
+    games: QwirkleCardsGames,
+    buffers: BatchResult,
+    settings: QwirkleCardsSettings,
 ) -> None:
     """Apply each active running game's (legal) action; a redraw with cards in the pile puts
     the hand into the pile and waits for the shuffle (``PENDING = SHUFFLE``)."""
     for g in range(actions.shape[0]):
         if not active[g]:
             continue
-        rewards[g, :] = 0.0
-        _apply_one(
-            g, actions[g], hands, table, pile, qwirkles, scalars, turns, rewards, end_rule,
-            max_turns, win_rewards,
-        )  # fmt: skip
+        buffers.rewards[g, :] = 0.0
+        _apply_one(g, actions[g], games, buffers, settings)
 
 
 @njit(cache=True)
 def _apply_one(
-    g: int,
-    a: int,
-    hands: np.ndarray,
-    table: np.ndarray,
-    pile: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    rewards: np.ndarray,
-    end_rule: int,
-    max_turns: int,
-    win_rewards: bool,
+    g: int, a: int, games: QwirkleCardsGames, buffers: BatchResult, settings: QwirkleCardsSettings
 ) -> None:
     """Apply game ``g``'s (legal) action ``a`` (nothing for a finished or just dealt game),
     adding what it scores to ``rewards[g]`` (:func:`apply_actions`)."""
-    s = scalars[g]
+    hands, table, pile = games.hands, games.table, games.pile
+    s = games.scalars[g]
     if s[STATUS] != RUNNING or s[PENDING] == FRESH:
         return
-    turn = turns[g]
+    turn = games.turns[g]
     mover = s[TO_MOVE]
     if a < TAKE:
         turn[PLAYED + a] += 1
     elif a < END_TURN:
         turn[TAKEN + a - TAKE] += 1
         turn[DEAD:PLAYS] = 0  # dead kinds and witnesses are forgotten after a take
-        if not win_rewards:
-            rewards[g, mover] += 1.0
+        if not settings.win_rewards:
+            buffers.rewards[g, mover] += 1.0
     elif a == END_TURN:
         hand = hands[g, mover]
         left = 0
@@ -209,17 +231,11 @@ def _apply_one(
             if times:
                 for j in range(6):
                     table[g, LINE_KIND[line, j]] -= times
-                qwirkles[g, mover, line] += times
+                games.qwirkles[g, mover, line] += times
         _draw(hand, pile[g], s, HAND_SIZE - left)
-        _finish_turn(
-            g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-            win_rewards,
-        )  # fmt: skip
+        _finish_turn(g, False, games, buffers, settings)
     elif s[PILE_LEN] == 0:
-        _finish_turn(
-            g, True, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-            win_rewards,
-        )  # fmt: skip
+        _finish_turn(g, True, games, buffers, settings)
     else:
         hand = hands[g, mover]
         n = s[PILE_LEN]
@@ -235,67 +251,30 @@ def _apply_one(
 @njit(cache=True, nogil=True)
 def refresh(
     active: np.ndarray,
-    hands: np.ndarray,
-    table: np.ndarray,
-    pile: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    witnesses: np.ndarray,
-    rewards: np.ndarray,
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    final_observation: np.ndarray,
-    episode_scores: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    end_rule: int,
-    max_turns: int,
-    win_rewards: bool,
-    offsets: np.ndarray,
-    feature_at: np.ndarray,
-    rows: np.ndarray,
-    options: np.ndarray,
-    memo: np.ndarray,
+    games: QwirkleCardsGames,
+    buffers: BatchResult,
+    settings: QwirkleCardsSettings,
+    work: SearchWork,
 ) -> None:
     """Finish the shuffled redraws, then write every game's mask and observation (and, for a
     game that just ended, its final observation and scores); the observation features too
-    when ``feature_at`` holds their offsets (:func:`.features.feature_offsets`; empty: none).
-    Inactive games are left as they are."""
-    for g in range(hands.shape[0]):
+    when ``settings.feature_at`` holds their offsets. Inactive games are left as they are."""
+    for g in range(games.hands.shape[0]):
         if not active[g]:
             continue
-        _settle(g, hands, table, pile, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-                win_rewards)  # fmt: skip
-        _show_one(
-            g, True, hands, table, qwirkles, scalars, turns, witnesses, observation,
-            action_mask, final_observation, episode_scores, terminated, truncated, max_turns,
-            offsets, feature_at, rows, options, memo,
-        )  # fmt: skip
+        _settle(g, games, buffers, settings)
+        _show_one(g, True, games, buffers, settings, work)
 
 
 @njit(cache=True)
 def _settle(
-    g: int,
-    hands: np.ndarray,
-    table: np.ndarray,
-    pile: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    rewards: np.ndarray,
-    end_rule: int,
-    max_turns: int,
-    win_rewards: bool,
+    g: int, games: QwirkleCardsGames, buffers: BatchResult, settings: QwirkleCardsSettings
 ) -> None:
     """Finish game ``g``'s redraw (its pile shuffled), if one waits."""
-    s = scalars[g]
+    s = games.scalars[g]
     if s[PENDING] == SHUFFLE:
-        _draw(hands[g, s[TO_MOVE]], pile[g], s, HAND_SIZE)
-        _finish_turn(
-            g, False, hands, table, qwirkles, scalars, turns, rewards, end_rule, max_turns,
-            win_rewards,
-        )  # fmt: skip
+        _draw(games.hands[g, s[TO_MOVE]], games.pile[g], s, HAND_SIZE)
+        _finish_turn(g, False, games, buffers, settings)
     s[PENDING] = NOTHING
 
 
@@ -303,50 +282,40 @@ def _settle(
 def _show_one(
     g: int,
     observe: bool,
-    hands: np.ndarray,
-    table: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    witnesses: np.ndarray,
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    final_observation: np.ndarray,
-    episode_scores: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    max_turns: int,
-    offsets: np.ndarray,
-    feature_at: np.ndarray,
-    rows: np.ndarray,
-    options: np.ndarray,
-    memo: np.ndarray,
+    games: QwirkleCardsGames,
+    buffers: BatchResult,
+    settings: QwirkleCardsSettings,
+    work: SearchWork,
 ) -> None:
     """Game ``g``'s mask, end flags and (with ``observe``) its acting player's observation
     (for a game that just ended: its final observation and scores too)."""
-    s = scalars[g]
+    hands, qwirkles = games.hands, games.qwirkles
+    observation, action_mask = buffers.observation, buffers.action_mask
+    feature_at = settings.feature_at
+    rows, options, memo = work.rows, work.options, work.memo
+    s = games.scalars[g]
     mover = s[TO_MOVE]
-    turn = turns[g]
+    turn = games.turns[g]
     if observe:
         observe_into(
-            observation[g], offsets, hands[g], table[g], turn[PLAYED:TAKEN], turn[TAKEN:FIRST],
-            qwirkles[g], mover, mover, s[STARTER], s[PILE_LEN], turn[FIRST] == 1,
-            s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / max_turns),
+            observation[g], settings.offsets, hands[g], games.table[g], turn[PLAYED:TAKEN],
+            turn[TAKEN:FIRST], qwirkles[g], mover, mover, s[STARTER], s[PILE_LEN],
+            turn[FIRST] == 1, s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / settings.max_turns),
         )  # fmt: skip
-    terminated[g] = s[STATUS] == FINISHED
-    truncated[g] = s[STATUS] == TRUNCATED
+    buffers.terminated[g] = s[STATUS] == FINISHED
+    buffers.truncated[g] = s[STATUS] == TRUNCATED
     if s[STATUS] != RUNNING:
         if observe:
             if feature_at.size:
                 features_into(
                     observation[g], feature_at, action_mask[g], False, rows, options, memo
                 )
-            final_observation[g] = observation[g]
+            buffers.final_observation[g] = observation[g]
         for p in range(hands.shape[1]):
-            episode_scores[g, p] = qwirkles[g, p].sum()
+            buffers.episode_scores[g, p] = qwirkles[g, p].sum()
         action_mask[g] = 1
         return
-    turn_mask(turn, witnesses[g], rows, options, memo)
+    turn_mask(turn, games.witnesses[g], rows, options, memo)
     playable = False
     for a in range(END + 1 - PLAYS):
         action_mask[g, a] = turn[PLAYS + a]
@@ -373,28 +342,10 @@ def play_versus_random(
     seats: np.ndarray,
     bitgens: np.ndarray,
     game_bitgens: np.ndarray,
-    hands: np.ndarray,
-    table: np.ndarray,
-    pile: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    witnesses: np.ndarray,
-    rewards: np.ndarray,
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    final_observation: np.ndarray,
-    episode_scores: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    end_rule: int,
-    max_turns: int,
-    win_rewards: bool,
-    offsets: np.ndarray,
-    feature_at: np.ndarray,
-    rows: np.ndarray,
-    options: np.ndarray,
-    memo: np.ndarray,
+    games: QwirkleCardsGames,
+    buffers: BatchResult,
+    settings: QwirkleCardsSettings,
+    work: SearchWork,
 ) -> None:
     """:func:`apply_actions` and :func:`refresh` in one, then in each active game the seats
     other than ``seats[g]`` move until that seat is to act or the game is over, each
@@ -403,52 +354,33 @@ def play_versus_random(
     from the game's own generator (at ``game_bitgens[g]``), as the engine does.
     ``rewards[g]`` sums every move's; the observation is written once, for the position
     reached (the opponents' views are not)."""
-    for g in range(hands.shape[0]):
+    for g in range(games.hands.shape[0]):
         if not active[g]:
             continue
-        s = scalars[g]
+        s = games.scalars[g]
         seat = seats[g]
-        rewards[g, :] = 0.0
+        buffers.rewards[g, :] = 0.0
         action = actions[g]
         while True:
-            _apply_one(
-                g, action, hands, table, pile, qwirkles, scalars, turns, rewards, end_rule,
-                max_turns, win_rewards,
-            )  # fmt: skip
+            _apply_one(g, action, games, buffers, settings)
             if s[PENDING] == SHUFFLE:
-                _shuffle_pile(pile[g], s[PILE_LEN], game_bitgens[g])
-            _settle(g, hands, table, pile, qwirkles, scalars, turns, rewards, end_rule,
-                    max_turns, win_rewards)  # fmt: skip
+                _shuffle_pile(games.pile[g], s[PILE_LEN], game_bitgens[g])
+            _settle(g, games, buffers, settings)
             mover = s[TO_MOVE]
             if s[STATUS] != RUNNING or mover == seat:
                 break
-            _show_one(
-                g, False, hands, table, qwirkles, scalars, turns, witnesses, observation,
-                action_mask, final_observation, episode_scores, terminated, truncated,
-                max_turns, offsets, feature_at, rows, options, memo,
-            )  # fmt: skip
-            action = choose_legal(bitgens[g, mover - (mover > seat)], action_mask[g])
-        _show_one(
-            g, True, hands, table, qwirkles, scalars, turns, witnesses, observation,
-            action_mask, final_observation, episode_scores, terminated, truncated, max_turns,
-            offsets, feature_at, rows, options, memo,
-        )  # fmt: skip
+            _show_one(g, False, games, buffers, settings, work)
+            action = choose_legal(bitgens[g, mover - (mover > seat)], buffers.action_mask[g])
+        _show_one(g, True, games, buffers, settings, work)
 
 
 @njit(cache=True, nogil=True)
 def observe_all(
-    rows: np.ndarray,
-    hands: np.ndarray,
-    table: np.ndarray,
-    qwirkles: np.ndarray,
-    scalars: np.ndarray,
-    turns: np.ndarray,
-    offsets: np.ndarray,
-    max_turns: int,
-    out: np.ndarray,
+    rows: np.ndarray, games: QwirkleCardsGames, settings: QwirkleCardsSettings, out: np.ndarray
 ) -> None:
     """Every seat's observation of each game with ``rows[g]`` set into ``out[g, seat]``, as
     :func:`refresh` writes the acting player's."""
+    hands, scalars, turns = games.hands, games.scalars, games.turns
     for g in range(hands.shape[0]):
         if not rows[g]:
             continue
@@ -456,9 +388,9 @@ def observe_all(
         turn = turns[g]
         for p in range(hands.shape[1]):
             observe_into(
-                out[g, p], offsets, hands[g], table[g], turn[PLAYED:TAKEN], turn[TAKEN:FIRST],
-                qwirkles[g], p, s[TO_MOVE], s[STARTER], s[PILE_LEN], turn[FIRST] == 1,
-                s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / max_turns),
+                out[g, p], settings.offsets, hands[g], games.table[g], turn[PLAYED:TAKEN],
+                turn[TAKEN:FIRST], games.qwirkles[g], p, s[TO_MOVE], s[STARTER], s[PILE_LEN],
+                turn[FIRST] == 1, s[TURNS_LEFT], min(1.0, s[TURN_COUNT] / settings.max_turns),
             )  # fmt: skip
 
 
@@ -517,14 +449,16 @@ class QwirkleCardsBatch(BatchBuffers):
         self.reward = reward
         self._end_rule = END_RULES.index(end_rule)
         self._max_turns = max_turns
-        self._win = reward == "win"
         layout = self.model.layout
         self._feature_at = np.zeros(0, dtype=np.int64)
         if features:
             layout = with_features(self.model, QWIRKLE_CARDS_FEATURES).layout
             self._feature_at = feature_offsets(layout)
         size = layout.size
-        self._offsets = np.array([layout.slice(f).start for f in FIELDS], dtype=np.int64)
+        offsets = np.array([layout.slice(f).start for f in FIELDS], dtype=np.int64)
+        self._settings = QwirkleCardsSettings(
+            self._end_rule, max_turns, reward == "win", offsets, self._feature_at
+        )
         self._allocate_buffers(n, p, size, NUM_ACTIONS)  # current_player: scalars' TO_MOVE
         self._hands = np.zeros((n, p, NUM_KINDS), dtype=np.int64)
         self._table = np.zeros((n, NUM_KINDS), dtype=np.int64)
@@ -534,9 +468,17 @@ class QwirkleCardsBatch(BatchBuffers):
         self._turns = np.zeros((n, TURN_SIZE), dtype=np.int64)
         self._witnesses = np.zeros((n, MAX_WITNESSES, NUM_KINDS), dtype=np.int64)
         self._game_rngs: list[np.random.Generator | None] = [None] * n
-        self._work = [SearchWork() for _ in range(self.threads)]
+        self._games = QwirkleCardsGames(
+            self._hands, self._table, self._pile, self._qwirkles, self._scalars, self._turns,
+            self._witnesses,
+        )  # fmt: skip
         bounds = np.linspace(0, n, self.threads + 1).astype(int)
         self._chunks = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        self._blocks = [
+            (self._games.rows(c.start, c.stop), self.buffers.rows(c.start, c.stop), SearchWork())
+            for c in self._chunks
+        ]
+        """Each thread's games, buffers and search memory (views of the batch's rows)."""
         self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
         self._rngs = env_generators(int(seed), n)
         self._outcomes: list[Outcome | None] = [None] * n
@@ -573,18 +515,16 @@ class QwirkleCardsBatch(BatchBuffers):
         rng.shuffle(pile)
         self._pile[g, :n] = pile
 
-    def _run(self, kernel: Any, per_game: tuple[np.ndarray, ...], shared: tuple) -> None:
+    def _run(self, kernel: Any, *per_game: np.ndarray, search: bool = True) -> None:
         """Run a compiled kernel over the chunks of games (in threads when asked): each chunk
-        gets its slice of the ``per_game`` arrays, then ``shared``, then (for
-        :func:`refresh`) its thread's search memory."""
+        gets its rows of the ``per_game`` arrays, then its games, its buffers, the settings
+        and (with ``search``) its thread's search memory."""
 
         def call(i: int) -> None:
             c = self._chunks[i]
-            work: tuple[np.ndarray, ...] = ()
-            if kernel is refresh or kernel is play_versus_random:
-                w = self._work[i]
-                work = (w.rows, w.options, w.memo)
-            kernel(*[a[c] for a in per_game], *shared, *work)
+            games, buffers, work = self._blocks[i]
+            scratch = (work,) if search else ()
+            kernel(*[a[c] for a in per_game], games, buffers, self._settings, *scratch)
 
         if self._pool is None:  # one chunk, or several after close(): one after another
             for chunk in range(len(self._chunks)):
@@ -594,15 +534,7 @@ class QwirkleCardsBatch(BatchBuffers):
 
     def _refresh(self, active: np.ndarray) -> None:
         """Finish the step in compiled code, then note the outcomes of the games that ended."""
-        self._run(
-            refresh,
-            (
-                active, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
-                self._turns, self._witnesses, self.rewards, self.observation, self.action_mask,
-                self.final_observation, self.episode_scores, self.terminated, self.truncated,
-            ),
-            (self._end_rule, self._max_turns, self._win, self._offsets, self._feature_at),
-        )  # fmt: skip
+        self._run(refresh, active)
         self._note_ends(active)
 
     def _note_ends(self, active: np.ndarray) -> None:
@@ -641,14 +573,7 @@ class QwirkleCardsBatch(BatchBuffers):
         only in the games where it is True (the others' actions are not read). An illegal
         action raises :class:`IllegalActionError` naming the game, and nothing is applied."""
         rows, acts = self._checked(actions, active)
-        self._run(
-            apply_actions,
-            (
-                rows, acts, self._hands, self._table, self._pile, self._qwirkles, self._scalars,
-                self._turns, self.rewards,
-            ),
-            (self._end_rule, self._max_turns, self._win),
-        )  # fmt: skip
+        self._run(apply_actions, rows, acts, search=False)
         for g in np.flatnonzero(self._scalars[:, PENDING] == SHUFFLE):
             self._shuffle(int(g))
         self._refresh(rows)
@@ -672,17 +597,12 @@ class QwirkleCardsBatch(BatchBuffers):
             game_bitgens[g] = bitgen_address(rng)
         self._run(
             play_versus_random,
-            (
-                rows, acts, np.asarray(seats, dtype=np.int64), np.asarray(bitgens, np.intp),
-                game_bitgens, self._hands, self._table, self._pile, self._qwirkles,
-                self._scalars, self._turns, self._witnesses, self.rewards, self.observation,
-                self.action_mask, self.final_observation, self.episode_scores,
-                self.terminated, self.truncated,
-            ),
-            (
-                self._end_rule, self._max_turns, self._win, self._offsets, self._feature_at,
-            ),
-        )  # fmt: skip
+            rows,
+            acts,
+            np.asarray(seats, dtype=np.int64),
+            np.asarray(bitgens, np.intp),
+            game_bitgens,
+        )
         self._note_ends(rows)
 
     def _checked(
@@ -728,10 +648,7 @@ class QwirkleCardsBatch(BatchBuffers):
         ``features=True``, whose features it does not write."""
         if self._feature_at.size:
             return False
-        observe_all(
-            rows, self._hands, self._table, self._qwirkles, self._scalars, self._turns,
-            self._offsets, self._max_turns, out,
-        )  # fmt: skip
+        observe_all(rows, self._games, self._settings, out)
         return True
 
     def outcome(self, i: int) -> Outcome | None:

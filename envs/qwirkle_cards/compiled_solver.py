@@ -27,6 +27,7 @@ False
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -60,22 +61,44 @@ CALLER_ROWS = 32
 """The first scratch row free for the callers of :func:`search_split`."""
 
 
-class SearchWork:
+class SearchArrays(NamedTuple):
+    """The arrays of a :class:`SearchWork`, one argument of a compiled kernel (numba passes
+    a ``NamedTuple`` of arrays as one)."""
+
+    rows: np.ndarray
+    """Per-kind and per-line scratch vectors; the last row's first entry is the current
+    search's memo stamp."""
+    options: np.ndarray
+    """Each cell's choices: copies, then copies to the colour line."""
+    memo: np.ndarray
+    """Failed states: two key words and the stamp of the search that stored them (a slot
+    with another stamp is empty)."""
+
+
+class SearchWork(SearchArrays):
     """Preallocated scratch memory of the search, reused call after call (a compiled function
     allocating small arrays in its loops spends much of its time there).
 
     One per thread: two searches must not share one at the same time.
+
+    >>> work = SearchWork(memo_bits=4)
+    >>> work.rows.shape, work.options.shape, work.memo.shape
+    ((40, 37), (2, 36, 10), (3, 16))
     """
 
-    def __init__(self, memo_bits: int = MEMO_BITS) -> None:
-        self.rows = np.zeros((WORK_ROWS, NUM_KINDS + 1), dtype=np.int64)
-        """Per-kind and per-line scratch vectors; the last row's first entry is the current
-        search's memo stamp."""
-        self.options = np.zeros((2, NUM_KINDS, MAX_OPTIONS), dtype=np.int64)
-        """Each cell's choices: copies, then copies to the colour line."""
-        self.memo = np.zeros((3, 1 << memo_bits), dtype=np.int64)
-        """Failed states: two key words and the stamp of the search that stored them (a slot
-        with another stamp is empty)."""
+    __slots__ = ()
+
+    def __new__(cls, memo_bits: int = MEMO_BITS) -> SearchWork:
+        return super().__new__(
+            cls,
+            np.zeros((WORK_ROWS, NUM_KINDS + 1), dtype=np.int64),
+            np.zeros((2, NUM_KINDS, MAX_OPTIONS), dtype=np.int64),
+            np.zeros((3, 1 << memo_bits), dtype=np.int64),
+        )
+
+    def __reduce__(self) -> tuple[Any, tuple[tuple[np.ndarray, ...]]]:
+        """Copies and pickles rebuild it from its arrays (not from ``memo_bits``)."""
+        return type(self)._make, (tuple(self),)
 
 
 @njit(cache=True)

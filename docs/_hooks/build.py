@@ -156,8 +156,9 @@ BASELINE_RUNS = {
 }
 """The baseline table's runs (``docs/results/ppo_runs/``) by training budget in minutes:
 ``configs/<game>_selfplay.yaml`` for that long, written by ``benchmarks/baseline_table.py``;
-a game whose run is not there yet has no row. The README's column shows the 10-minute runs;
-the results page has one table per budget, under a heading ``#### N minutes``."""
+a game whose run is not there yet has no row (in the README, a dash). The README has one
+self-play column per budget, in this order; the results page has one table per budget, under
+a heading ``#### N minutes``."""
 
 
 class FigureMismatch(Exception):
